@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Installs everything stitchgcm needs on a fresh Debian 12 (bookworm) x86_64 machine.
+# Idempotent: every step checks whether its result is already there.
+#
+#   - Debian's rustc-web 1.85 (the MSRV) plus the aarch64/armv7 standard libraries taken
+#     from Debian's arm64/armhf libstd-rust-web-dev packages, so ARM can be cross-built
+#     without rustup targets;
+#   - cross gcc, qemu-user, meson/ninja/pkg-config, llvm-19 (llvm-mca with N1/V1 models);
+#   - nettle, libgcrypt and OpenSSL headers for the side-by-side comparisons;
+#   - the NIST CAVP GCM vectors from the cryptography-vectors wheel (PyPI).
+set -euo pipefail
+
+RUST_DEB_VERSION=1.85.0+dfsg3-1~deb12u3
+CRYPTOGRAPHY_VECTORS_VERSION=44.0.0
+top=$(cd "$(dirname "$0")/.." && pwd)
+SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+
+log() { printf '[deps] %s\n' "$*"; }
+
+apt_pkgs=(
+  build-essential pkg-config meson ninja-build python3 python3-pip unzip
+  nettle-dev libgcrypt20-dev libssl-dev gnutls-bin
+  gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
+  qemu-user llvm-19
+  "rustc-web=$RUST_DEB_VERSION" "libstd-rust-web-dev=$RUST_DEB_VERSION"
+)
+
+missing=()
+for p in "${apt_pkgs[@]}"; do
+  name=${p%%=*}; want=${p#*=}
+  have=$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null || true)
+  case "$have" in
+    "install ok installed "*) [ "$name" = "$p" ] || [ "${have##* }" = "$want" ] || missing+=("$p") ;;
+    *) missing+=("$p") ;;
+  esac
+done
+
+need_update=1
+if [ ${#missing[@]} -gt 0 ]; then
+  log "apt-get install ${missing[*]}"
+  $SUDO apt-get update -qq || true
+  need_update=0
+  $SUDO apt-get install -y -qq --no-install-recommends --allow-downgrades "${missing[@]}" >/dev/null
+fi
+
+# The ARM standard libraries for Debian's rustc: same version, taken from the arm64/armhf debs.
+for pair in arm64:aarch64-unknown-linux-gnu armhf:armv7-unknown-linux-gnueabihf; do
+  arch=${pair%%:*}; triple=${pair#*:}
+  if [ -d "/usr/lib/rustlib/$triple/lib" ] && ls "/usr/lib/rustlib/$triple/lib"/libstd-*.rlib >/dev/null 2>&1; then
+    continue
+  fi
+  log "installing the Rust standard library for $triple from Debian ($arch)"
+  if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+    $SUDO dpkg --add-architecture "$arch"; need_update=1
+  fi
+  if [ $need_update = 1 ]; then
+    # An index error for a foreign architecture on the security mirror is harmless here.
+    $SUDO apt-get update -qq || true
+    need_update=0
+  fi
+  tmp=$(mktemp -d)
+  (cd "$tmp" && apt-get download -qq "libstd-rust-web-dev:$arch=$RUST_DEB_VERSION" && dpkg-deb -x ./*.deb x)
+  $SUDO mkdir -p /usr/lib/rustlib
+  $SUDO cp -a "$tmp/x/usr/lib/rustlib/$triple" /usr/lib/rustlib/
+  rm -rf "$tmp"
+done
+
+# rustup's cargo/rustfmt/clippy drive the native build; make sure the components exist.
+if command -v rustup >/dev/null 2>&1; then
+  rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt || true
+fi
+
+# NIST CAVP GCM vectors (gcmEncryptExtIV*.rsp, gcmDecrypt*.rsp) from the cryptography-vectors wheel.
+cavp="$top/.vectors/cavp"
+if ! ls "$cavp"/gcmDecrypt256.rsp >/dev/null 2>&1; then
+  log "fetching NIST CAVP GCM vectors (cryptography-vectors $CRYPTOGRAPHY_VECTORS_VERSION)"
+  tmp=$(mktemp -d)
+  python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmp" \
+    "cryptography-vectors==$CRYPTOGRAPHY_VECTORS_VERSION"
+  mkdir -p "$cavp"
+  unzip -q -j -o "$tmp"/cryptography_vectors-*.whl \
+    'cryptography_vectors/ciphers/AES/GCM/gcmEncryptExtIV*.rsp' \
+    'cryptography_vectors/ciphers/AES/GCM/gcmDecrypt*.rsp' -d "$cavp"
+  rm -rf "$tmp"
+fi
+log "ok"

@@ -1,0 +1,156 @@
+//! Backend kernels: one file (or folder) per implementation, all behind [`Backend`].
+//!
+//! A backend knows AES and GHASH over whole 16-byte blocks and nothing else: no GCM
+//! phases, no buffering, no lengths block, no errors. The mode (`gcm.rs`) is the only
+//! caller. Key material is plain data ([`Material`]) so that a keyed context can be
+//! copied with `memcpy` and live inside caller-owned memory (the nettle ABI needs this);
+//! the backend in use is recorded as a [`BackendId`] index, never as a function pointer.
+//!
+//! Conventions shared by every kernel:
+//! - blocks, counters and the GHASH state `y` are in the byte order of the GCM spec
+//!   (SP 800-38D): `y` is the 16-byte big-endian field element, the counter block is
+//!   `J0`-style with a 32-bit big-endian counter in bytes 12..16 that wraps (inc32);
+//! - `src`/`dst` may be the same pointer (in place) and need no alignment; other
+//!   overlaps are not allowed;
+//! - nothing is read or written outside `src[..16*blocks]` / `dst[..16*blocks]`.
+
+pub(crate) mod soft;
+
+/// Identifies a backend inside a key. Stored as a byte so keys stay plain data.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendId {
+    Soft = 1,
+}
+
+/// Every backend compiled into this build, best first.
+pub(crate) const COMPILED: &[BackendId] = &[BackendId::Soft];
+
+impl BackendId {
+    /// Decodes a stored id; `None` for bytes that name no backend of this build (a
+    /// context that was never keyed, or memory that is not ours).
+    pub(crate) fn from_u8(v: u8) -> Option<BackendId> {
+        COMPILED.iter().copied().find(|id| *id as u8 == v)
+    }
+}
+
+/// Runs `$body` with `$B` bound to the backend type named by `$id`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! with_backend {
+    ($id:expr, $B:ident => $body:expr) => {
+        match $id {
+            $crate::backend::BackendId::Soft => {
+                type $B = $crate::backend::soft::Soft;
+                $body
+            }
+        }
+    };
+}
+
+/// Room for one backend's expanded key: AES round keys in whatever form the backend
+/// wants plus its GHASH key material (H, powers of H, Karatsuba halves). 3840 bytes fits
+/// a bit-sliced 8-block AES-256 schedule (1920 bytes) with H^1..H^16 beside it, and
+/// leaves room in nettle's 4096-byte `struct gcm_key` for the mode's own header.
+pub(crate) const MATERIAL_BYTES: usize = 3840;
+
+/// Backend-private expanded key. Each backend views it as its own `#[repr(C)]` struct of
+/// integers through [`Material::view`], so any bit pattern is valid and copying is safe.
+#[repr(C, align(16))]
+#[derive(Clone)]
+pub struct Material {
+    words: [u64; MATERIAL_BYTES / 8],
+}
+
+/// Marker for the backends' key layouts: plain integer data, no padding requirements
+/// beyond 16-byte alignment, no pointers, no invalid bit patterns.
+///
+/// # Safety
+/// Implementors must be `#[repr(C)]` (or transparent) aggregates of integers or arrays of
+/// integers, at most [`MATERIAL_BYTES`] long and with alignment at most 16.
+pub(crate) unsafe trait Plain: Sized {}
+
+impl Material {
+    pub(crate) const fn zeroed() -> Self {
+        Material {
+            words: [0; MATERIAL_BYTES / 8],
+        }
+    }
+
+    pub(crate) fn view<T: Plain>(&self) -> &T {
+        const { assert!(core::mem::size_of::<T>() <= MATERIAL_BYTES) };
+        const { assert!(core::mem::align_of::<T>() <= 16) };
+        // SAFETY: `T: Plain` is a plain integer aggregate that fits (checked above) in
+        // this 16-byte-aligned buffer, and every bit pattern is a valid `T`.
+        unsafe { &*(self.words.as_ptr() as *const T) }
+    }
+
+    pub(crate) fn view_mut<T: Plain>(&mut self) -> &mut T {
+        const { assert!(core::mem::size_of::<T>() <= MATERIAL_BYTES) };
+        const { assert!(core::mem::align_of::<T>() <= 16) };
+        // SAFETY: as in `view`; the exclusive borrow of `self` covers the whole `T`.
+        unsafe { &mut *(self.words.as_mut_ptr() as *mut T) }
+    }
+
+    /// Overwrites the key material with zeros in a way the optimizer may not remove.
+    pub(crate) fn wipe(&mut self) {
+        crate::util::wipe_u64(&mut self.words);
+    }
+}
+
+/// The interface every backend implements. All functions are associated functions:
+/// dispatch is a `match` on [`BackendId`], so there is no state but [`Material`].
+pub(crate) trait Backend {
+    /// Name used by `STITCHGCM_IMPL` and `sgcm_impl_name()` (a C string for the ABI).
+    const NAME: &'static core::ffi::CStr;
+
+    /// Whether this CPU can run the backend (the build already excludes other arches).
+    fn is_available() -> bool;
+
+    /// Expands an AES key (16, 24 or 32 bytes; the caller has checked) into `m`,
+    /// including H = E(K, 0^128) and whatever GHASH tables the backend uses.
+    fn init(m: &mut Material, key: &[u8]);
+
+    /// Encrypts one block in place (used for J0, the tag mask and short tails).
+    fn encrypt_block(m: &Material, block: &mut [u8; 16]);
+
+    /// GHASH-only: absorbs `blocks` 16-byte blocks from `data` into `y`.
+    ///
+    /// # Safety
+    /// `data` must be valid for reads of `16 * blocks` bytes.
+    unsafe fn ghash(m: &Material, y: &mut [u8; 16], data: *const u8, blocks: usize);
+
+    /// Fused CTR encryption + GHASH of the produced ciphertext over whole blocks.
+    /// `ctr` is the next counter block and is advanced by `blocks` (inc32).
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `16 * blocks` bytes; they are equal or
+    /// do not overlap.
+    unsafe fn encrypt_ghash(
+        m: &Material,
+        ctr: &mut [u8; 16],
+        y: &mut [u8; 16],
+        src: *const u8,
+        dst: *mut u8,
+        blocks: usize,
+    );
+
+    /// Fused GHASH of the ciphertext `src` + CTR decryption into `dst`.
+    ///
+    /// # Safety
+    /// As for [`Backend::encrypt_ghash`].
+    unsafe fn decrypt_ghash(
+        m: &Material,
+        ctr: &mut [u8; 16],
+        y: &mut [u8; 16],
+        src: *const u8,
+        dst: *mut u8,
+        blocks: usize,
+    );
+
+    /// CTR keystream only (the second pass of a verify-then-decrypt open).
+    ///
+    /// # Safety
+    /// As for [`Backend::encrypt_ghash`].
+    unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize);
+}

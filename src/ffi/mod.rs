@@ -1,0 +1,3 @@
+//! C front-ends: thin translations of each ABI into mode calls. No crypto here.
+
+pub mod native;

@@ -1,0 +1,527 @@
+//! The native C API (`sgcm_*`), shaped like libgcrypt's cipher handles.
+//!
+//! Every function validates its pointers and lengths and returns an error code (the
+//! numbers of libgcrypt's gpg-error codes, without source bits); none of them aborts or
+//! reads outside the buffers it is given. Differences from libgcrypt, on purpose:
+//! there is no implicit all-zero IV (data before `setiv` is `SGCM_ERR_INV_STATE`),
+//! the key length must match the algorithm, and `sgcm_cipher_reset` forgets the key too.
+#![allow(non_camel_case_types)]
+
+use crate::gcm::{self, Direction};
+use crate::{cpu, Error, Key, Message};
+use core::ffi::{c_char, c_int, c_uint, c_void};
+
+/// Error code: 0 on success, otherwise one of the `SGCM_ERR_*` values.
+pub type sgcm_error_t = c_uint;
+
+/// Success.
+pub const SGCM_ERR_NO_ERROR: sgcm_error_t = 0;
+/// The authentication tag does not match (gpg-error GPG_ERR_CHECKSUM).
+pub const SGCM_ERR_CHECKSUM: sgcm_error_t = 10;
+/// Unknown algorithm or open flags (GPG_ERR_CIPHER_ALGO).
+pub const SGCM_ERR_CIPHER_ALGO: sgcm_error_t = 12;
+/// Key length does not fit the algorithm (GPG_ERR_INV_KEYLEN).
+pub const SGCM_ERR_INV_KEYLEN: sgcm_error_t = 44;
+/// NULL pointer or meaningless argument (GPG_ERR_INV_ARG).
+pub const SGCM_ERR_INV_ARG: sgcm_error_t = 45;
+/// `STITCHGCM_IMPL` names an unknown or unavailable backend (GPG_ERR_NOT_SUPPORTED).
+pub const SGCM_ERR_NOT_SUPPORTED: sgcm_error_t = 60;
+/// Unknown operation (GPG_ERR_INV_OP).
+pub const SGCM_ERR_INV_OP: sgcm_error_t = 61;
+/// Mode is not GCM (GPG_ERR_INV_CIPHER_MODE).
+pub const SGCM_ERR_INV_CIPHER_MODE: sgcm_error_t = 71;
+/// Bad IV or tag length, or a GCM length limit exceeded (GPG_ERR_INV_LENGTH).
+pub const SGCM_ERR_INV_LENGTH: sgcm_error_t = 139;
+/// Call out of order: AAD after data, data after the tag, no IV (GPG_ERR_INV_STATE).
+pub const SGCM_ERR_INV_STATE: sgcm_error_t = 156;
+/// Encrypt or decrypt before a key was set (GPG_ERR_MISSING_KEY).
+pub const SGCM_ERR_MISSING_KEY: sgcm_error_t = 181;
+/// Output buffer shorter than the input (GPG_ERR_BUFFER_TOO_SHORT).
+pub const SGCM_ERR_BUFFER_TOO_SHORT: sgcm_error_t = 200;
+
+/// AES with a 128-bit key (same number as GCRY_CIPHER_AES128).
+pub const SGCM_CIPHER_AES128: c_int = 7;
+/// AES with a 192-bit key (GCRY_CIPHER_AES192).
+pub const SGCM_CIPHER_AES192: c_int = 8;
+/// AES with a 256-bit key (GCRY_CIPHER_AES256).
+pub const SGCM_CIPHER_AES256: c_int = 9;
+/// Galois/Counter Mode (GCRY_CIPHER_MODE_GCM).
+pub const SGCM_MODE_GCM: c_int = 9;
+/// Accepted for libgcrypt compatibility; state is always wiped anyway (GCRY_CIPHER_SECURE).
+pub const SGCM_FLAG_SECURE: c_uint = 1;
+/// Length of a full GCM tag in bytes.
+pub const SGCM_TAG_LEN: usize = 16;
+
+const MAGIC_OPEN: u32 = 0x5347_434d; // "SGCM"
+const MAGIC_CLOSED: u32 = 0xdead_5347;
+/// libgcrypt accepts SECURE, ENABLE_SYNC, CBC_CTS, CBC_MAC and EXTENDED; none matters
+/// for GCM, so they are accepted and ignored here too.
+const KNOWN_FLAGS: c_uint = 0x1f;
+
+/// An open cipher handle (opaque to C).
+pub struct sgcm_cipher_handle {
+    magic: u32,
+    key_len: usize,
+    key: Option<Key>,
+    msg: Option<Message>,
+}
+
+/// Handle type, as `gcry_cipher_hd_t`.
+pub type sgcm_cipher_hd_t = *mut sgcm_cipher_handle;
+
+fn status(r: Result<(), Error>) -> sgcm_error_t {
+    match r {
+        Ok(()) => SGCM_ERR_NO_ERROR,
+        Err(e) => e.code(),
+    }
+}
+
+/// # Safety
+/// `h` is NULL or a pointer returned by `sgcm_cipher_open` and not yet closed.
+unsafe fn handle<'a>(h: sgcm_cipher_hd_t) -> Result<&'a mut sgcm_cipher_handle, Error> {
+    if h.is_null() {
+        return Err(Error::InvalidArgument);
+    }
+    // SAFETY: non-NULL and, by the caller's contract, a live handle from `open`.
+    let h = unsafe { &mut *h };
+    if h.magic != MAGIC_OPEN {
+        return Err(Error::InvalidArgument);
+    }
+    Ok(h)
+}
+
+/// # Safety
+/// `p` is NULL only when `len` is 0, else readable for `len` bytes.
+unsafe fn input<'a>(p: *const c_void, len: usize) -> Result<&'a [u8], Error> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(Error::InvalidArgument);
+    }
+    // SAFETY: non-NULL and readable for `len` bytes by the caller's contract.
+    Ok(unsafe { core::slice::from_raw_parts(p as *const u8, len) })
+}
+
+/// Opens a handle for `algo` (`SGCM_CIPHER_AES128/192/256`) in `mode` (`SGCM_MODE_GCM`).
+/// On failure `*hd` is set to NULL (when `hd` is not NULL).
+///
+/// # Safety
+/// `hd` is NULL or valid for writing one pointer.
+#[no_mangle]
+pub unsafe extern "C" fn sgcm_cipher_open(
+    hd: *mut sgcm_cipher_hd_t,
+    algo: c_int,
+    mode: c_int,
+    flags: c_uint,
+) -> sgcm_error_t {
+    if hd.is_null() {
+        return SGCM_ERR_INV_ARG;
+    }
+    // SAFETY: `hd` is non-NULL and writable by the caller's contract.
+    unsafe { *hd = core::ptr::null_mut() };
+    let key_len = match algo {
+        SGCM_CIPHER_AES128 => 16,
+        SGCM_CIPHER_AES192 => 24,
+        SGCM_CIPHER_AES256 => 32,
+        _ => return SGCM_ERR_CIPHER_ALGO,
+    };
+    if flags & !KNOWN_FLAGS != 0 {
+        return SGCM_ERR_CIPHER_ALGO;
+    }
+    if mode != SGCM_MODE_GCM {
+        return SGCM_ERR_INV_CIPHER_MODE;
+    }
+    if let Err(e) = cpu::selected() {
+        return e.code();
+    }
+    let h = Box::new(sgcm_cipher_handle {
+        magic: MAGIC_OPEN,
+        key_len,
+        key: None,
+        msg: None,
+    });
+    // SAFETY: as above.
+    unsafe { *hd = Box::into_raw(h) };
+    SGCM_ERR_NO_ERROR
+}
+
+/// Wipes and frees the handle. NULL is ignored.
+///
+/// # Safety
+/// `h` is NULL or an open handle; it must not be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn sgcm_cipher_close(h: sgcm_cipher_hd_t) {
+    // SAFETY: forwarded contract.
+    if let Ok(hr) = unsafe { handle(h) } {
+        hr.magic = MAGIC_CLOSED;
+        hr.key = None; // Key and Message wipe themselves on drop.
+        hr.msg = None;
+        // SAFETY: `h` came from `Box::into_raw` in `sgcm_cipher_open` and is live.
+        drop(unsafe { Box::from_raw(h) });
+    }
+}
+
+/// Sets the key (16/24/32 bytes to match the algorithm). Ends any message in progress.
+///
+/// # Safety
+/// `h` is an open handle; `key` is readable for `keylen` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn sgcm_cipher_setkey(
+    h: sgcm_cipher_hd_t,
+    key: *const c_void,
+    keylen: usize,
+) -> sgcm_error_t {
+    // SAFETY: forwarded contract.
+    status((|| {
+        let h = unsafe { handle(h)? };
+        let key = unsafe { input(key, keylen)? };
+        if keylen != h.key_len {
+            return Err(Error::InvalidKeyLength);
+        }
+        h.msg = None;
+        h.key = Some(Key::new(key)?);
+        Ok(())
+    })())
+}
+
+/// Starts a new message with `iv` (any length from 1 byte; 12 is the fast, standard one).
+/// On error the handle is left without an IV.
+///
+/// # Safety
+/// `h` is an open handle; `iv` is readable for `ivlen` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn sgcm_cipher_setiv(
+    h: sgcm_cipher_hd_t,
+    iv: *const c_void,
+    ivlen: usize,
+) -> sgcm_error_t {
+    // SAFETY: forwarded contract.
+    status((|| {
+        let h = unsafe { handle(h)? };
+        h.msg = None;
+        let iv = unsafe { input(iv, ivlen)? };
+        let key = h.key.as_ref().ok_or(Error::InvalidState)?;
+        h.msg = Some(Message::new(key, iv)?);
+        Ok(())
+    })())
+}
+
+/// Adds associated data (any length, any number of calls, before any data).
+///
+/// # Safety
+/// `h` is an open handle; `aad` is readable for `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn sgcm_cipher_authenticate(
+    h: sgcm_cipher_hd_t,
+    aad: *const c_void,
+    len: usize,
+) -> sgcm_error_t {
+    // SAFETY: forwarded contract.
+    status((|| {
+        let h = unsafe { handle(h)? };
+        let aad = unsafe { input(aad, len)? };
+        let key = h.key.as_ref().ok_or(Error::InvalidState)?;
+        let msg = h.msg.as_mut().ok_or(Error::InvalidState)?;
+        msg.aad(key, aad)
+    })())
+}
+
+/// # Safety
+/// As for `sgcm_cipher_encrypt`.
+unsafe fn crypt(
+    h: sgcm_cipher_hd_t,
+    dir: Direction,
+    out: *mut c_void,
+    outsize: usize,
+    inp: *const c_void,
+    inlen: usize,
+) -> sgcm_error_t {
+    status((|| {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle(h)? };
+        let (src, len) = if inp.is_null() {
+            (out as *const u8, outsize)
+        } else {
+            (inp as *const u8, inlen)
+        };
+        if outsize < len {
+            return Err(Error::BufferTooShort);
+        }
+        if len > 0 && out.is_null() {
+            return Err(Error::InvalidArgument);
+        }
+        let key = h.key.as_ref().ok_or(Error::MissingKey)?;
+        let msg = h.msg.as_mut().ok_or(Error::InvalidState)?;
+        // SAFETY: `src` readable and `out` writable for `len` bytes (caller's contract,
+        // NULL excluded above); they are equal (in place) or disjoint.
+        unsafe { msg.crypt_raw(key, dir, src, out as *mut u8, len) }
+    })())
+}
+
+/// Encrypts `inlen` bytes from `in` into `out` (`outsize` ≥ `inlen`). With `in` NULL,
+/// encrypts `outsize` bytes of `out` in place. Calls may split the data anywhere.
+///
+/// # Safety
+/// `h` is an open handle; `out` writable for `outsize` bytes; `in` NULL or readable for
+/// `inlen` bytes, and either equal to `out` or not overlapping it.
+#[no_mangle]
+pub unsafe extern "C" fn sgcm_cipher_encrypt(
+    h: sgcm_cipher_hd_t,
+    out: *mut c_void,
+    outsize: usize,
+    in_: *const c_void,
+    inlen: usize,
+) -> sgcm_error_t {
+    // SAFETY: forwarded contract.
+    unsafe { crypt(h, Direction::Encrypt, out, outsize, in_, inlen) }
+}
+
+/// Decrypts like `sgcm_cipher_encrypt`. Do not use the plaintext before
+/// `sgcm_cipher_checktag` succeeds (or use `sgcm_open`, which checks first).
+///
+/// # Safety
+/// As for `sgcm_cipher_encrypt`.
+#[no_mangle]
+pub unsafe extern "C" fn sgcm_cipher_decrypt(
+    h: sgcm_cipher_hd_t,
+    out: *mut c_void,
+    outsize: usize,
+    in_: *const c_void,
+    inlen: usize,
+) -> sgcm_error_t {
+    // SAFETY: forwarded contract.
+    unsafe { crypt(h, Direction::Decrypt, out, outsize, in_, inlen) }
+}
+
+/// Writes the tag: `taglen` of 4, 8 or 12..16 bytes, or more than 16 (then 16 bytes are
+/// written, as libgcrypt does). Ends the message; repeated calls give the same tag.
+///
+/// # Safety
+/// `h` is an open handle; `tag` writable for `min(taglen, 16)` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn sgcm_cipher_gettag(
+    h: sgcm_cipher_hd_t,
+    tag: *mut c_void,
+    taglen: usize,
+) -> sgcm_error_t {
+    status((|| {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle(h)? };
+        let n = taglen.min(SGCM_TAG_LEN);
+        if tag.is_null() {
+            return Err(Error::InvalidArgument);
+        }
+        if !gcm::tag_len_ok(n) {
+            return Err(Error::InvalidLength);
+        }
+        let key = h.key.as_ref().ok_or(Error::InvalidState)?;
+        let msg = h.msg.as_mut().ok_or(Error::InvalidState)?;
+        // SAFETY: `tag` is non-NULL and writable for `n` bytes.
+        let out = unsafe { core::slice::from_raw_parts_mut(tag as *mut u8, n) };
+        msg.tag(key, out)
+    })())
+}
+
+/// Checks a tag of 4, 8 or 12..16 bytes in constant time: 0 if it matches,
+/// `SGCM_ERR_CHECKSUM` if not (also for lengths above 16, as libgcrypt).
+///
+/// # Safety
+/// `h` is an open handle; `tag` readable for `taglen` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn sgcm_cipher_checktag(
+    h: sgcm_cipher_hd_t,
+    tag: *const c_void,
+    taglen: usize,
+) -> sgcm_error_t {
+    status((|| {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle(h)? };
+        let expected = unsafe { input(tag, taglen)? };
+        if taglen < SGCM_TAG_LEN && !gcm::tag_len_ok(taglen) {
+            return Err(Error::InvalidLength);
+        }
+        let key = h.key.as_ref().ok_or(Error::InvalidState)?;
+        let msg = h.msg.as_mut().ok_or(Error::InvalidState)?;
+        if taglen > SGCM_TAG_LEN {
+            let mut scratch = [0u8; SGCM_TAG_LEN];
+            msg.tag(key, &mut scratch)?;
+            return Err(Error::TagMismatch);
+        }
+        msg.verify(key, expected)
+    })())
+}
+
+/// Wipes the key and the message state; the handle stays open and needs a new key.
+///
+/// # Safety
+/// `h` is an open handle.
+#[no_mangle]
+pub unsafe extern "C" fn sgcm_cipher_reset(h: sgcm_cipher_hd_t) -> sgcm_error_t {
+    status((|| {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle(h)? };
+        h.key = None;
+        h.msg = None;
+        Ok(())
+    })())
+}
+
+/// One-shot encryption: key (16/24/32 bytes selects AES-128/192/256), IV (≥ 1 byte),
+/// AAD, `len` bytes from `in` to `out` (`in` NULL or equal to `out`: in place), tag of
+/// `taglen` bytes (4, 8, 12..16).
+///
+/// # Safety
+/// Every pointer is readable (writable for `out`, `tag`) for its length; `in` and `out`
+/// are equal or disjoint. Pointers may be NULL when their length is 0.
+#[no_mangle]
+pub unsafe extern "C" fn sgcm_seal(
+    key: *const c_void,
+    keylen: usize,
+    iv: *const c_void,
+    ivlen: usize,
+    aad: *const c_void,
+    aadlen: usize,
+    in_: *const c_void,
+    len: usize,
+    out: *mut c_void,
+    tag: *mut c_void,
+    taglen: usize,
+) -> sgcm_error_t {
+    status((|| {
+        // SAFETY: forwarded contract.
+        let (key, iv, aad) =
+            unsafe { (input(key, keylen)?, input(iv, ivlen)?, input(aad, aadlen)?) };
+        if !gcm::tag_len_ok(taglen) {
+            return Err(Error::InvalidLength);
+        }
+        if tag.is_null() || (len > 0 && out.is_null()) {
+            return Err(Error::InvalidArgument);
+        }
+        let src = if in_.is_null() {
+            out as *const u8
+        } else {
+            in_ as *const u8
+        };
+        let key = Key::new(key)?;
+        let mut msg = Message::new(&key, iv)?;
+        msg.aad(&key, aad)?;
+        // SAFETY: `src`/`out` valid for `len` bytes, equal or disjoint (contract).
+        unsafe { msg.crypt_raw(&key, Direction::Encrypt, src, out as *mut u8, len)? };
+        // SAFETY: `tag` is non-NULL and writable for `taglen` bytes.
+        msg.tag(&key, unsafe {
+            core::slice::from_raw_parts_mut(tag as *mut u8, taglen)
+        })
+    })())
+}
+
+/// One-shot decryption that writes no plaintext unless the tag verifies (it hashes the
+/// ciphertext first and decrypts only after a constant-time tag check). Returns
+/// `SGCM_ERR_CHECKSUM` on a mismatch, with `out` untouched.
+///
+/// # Safety
+/// As for `sgcm_seal`, with `tag` readable.
+#[no_mangle]
+pub unsafe extern "C" fn sgcm_open(
+    key: *const c_void,
+    keylen: usize,
+    iv: *const c_void,
+    ivlen: usize,
+    aad: *const c_void,
+    aadlen: usize,
+    in_: *const c_void,
+    len: usize,
+    out: *mut c_void,
+    tag: *const c_void,
+    taglen: usize,
+) -> sgcm_error_t {
+    status((|| {
+        // SAFETY: forwarded contract.
+        let (key, iv, aad, tag) = unsafe {
+            (
+                input(key, keylen)?,
+                input(iv, ivlen)?,
+                input(aad, aadlen)?,
+                input(tag, taglen)?,
+            )
+        };
+        if len > 0 && out.is_null() {
+            return Err(Error::InvalidArgument);
+        }
+        let src = if in_.is_null() {
+            out as *const u8
+        } else {
+            in_ as *const u8
+        };
+        let key = Key::new(key)?;
+        // SAFETY: `src`/`out` valid for `len` bytes, equal or disjoint (contract).
+        unsafe { gcm::open_raw(&key, iv, aad, src, out as *mut u8, len, tag) }
+    })())
+}
+
+/// A static English description of an error code (never NULL).
+#[no_mangle]
+pub extern "C" fn sgcm_strerror(err: sgcm_error_t) -> *const c_char {
+    let s = if err == SGCM_ERR_NO_ERROR {
+        "Success\0"
+    } else {
+        Error::ALL
+            .iter()
+            .find(|e| e.code() == err)
+            .map(|e| e.message_nul())
+            .unwrap_or("Unknown error code\0")
+    };
+    s.as_ptr() as *const c_char
+}
+
+/// Name of the backend new keys use (e.g. "aarch64-ce", "soft"), or NULL when
+/// `STITCHGCM_IMPL` names an unknown or unavailable backend.
+#[no_mangle]
+pub extern "C" fn sgcm_impl_name() -> *const c_char {
+    match cpu::selected() {
+        Ok(id) => id.name_nul().as_ptr(),
+        Err(_) => core::ptr::null(),
+    }
+}
+
+/// The `index`-th backend this CPU can run, best first; NULL past the end.
+/// Any of these names may be forced with `STITCHGCM_IMPL=<name>`.
+#[no_mangle]
+pub extern "C" fn sgcm_impl_available(index: usize) -> *const c_char {
+    match cpu::available().get(index) {
+        Some(id) => id.name_nul().as_ptr(),
+        None => core::ptr::null(),
+    }
+}
+
+/// The library version, e.g. "0.1.0".
+#[no_mangle]
+pub extern "C" fn sgcm_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr() as *const c_char
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_constants_match_the_error_enum() {
+        let pairs = [
+            (SGCM_ERR_CHECKSUM, Error::TagMismatch),
+            (SGCM_ERR_CIPHER_ALGO, Error::CipherAlgo),
+            (SGCM_ERR_INV_KEYLEN, Error::InvalidKeyLength),
+            (SGCM_ERR_INV_ARG, Error::InvalidArgument),
+            (SGCM_ERR_NOT_SUPPORTED, Error::NotSupported),
+            (SGCM_ERR_INV_OP, Error::InvalidOperation),
+            (SGCM_ERR_INV_CIPHER_MODE, Error::InvalidMode),
+            (SGCM_ERR_INV_LENGTH, Error::InvalidLength),
+            (SGCM_ERR_INV_STATE, Error::InvalidState),
+            (SGCM_ERR_MISSING_KEY, Error::MissingKey),
+            (SGCM_ERR_BUFFER_TOO_SHORT, Error::BufferTooShort),
+        ];
+        assert_eq!(pairs.len(), Error::ALL.len());
+        for (c, e) in pairs {
+            assert_eq!(c, e.code(), "{e:?}");
+        }
+    }
+}

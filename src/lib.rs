@@ -1,0 +1,27 @@
+//! stitchgcm: fast, constant-time AES-GCM with C ABIs that replace nettle's and
+//! libgcrypt's.
+//!
+//! Layers (see DESIGN in the README): C front-ends in [`ffi`] translate each ABI into
+//! calls on the mode ([`gcm`]), which drives one backend kernel (`backend/`), chosen once
+//! per process by [`cpu`] (override with `STITCHGCM_IMPL=<name>`).
+//!
+//! ```
+//! let key = stitchgcm::Key::new(&[0u8; 16]).unwrap();
+//! let mut buf = *b"attack at dawn";
+//! let mut tag = [0u8; 16];
+//! let mut msg = stitchgcm::Message::new(&key, &[0u8; 12]).unwrap();
+//! msg.aad(&key, b"header").unwrap();
+//! msg.encrypt(&key, &mut buf).unwrap();
+//! msg.tag(&key, &mut tag).unwrap();
+//! ```
+
+pub(crate) mod backend;
+pub mod cpu;
+mod error;
+pub mod ffi;
+pub mod gcm;
+mod util;
+
+pub use backend::BackendId;
+pub use error::Error;
+pub use gcm::{open, seal, Key, Message};

@@ -1,0 +1,33 @@
+//! Small helpers shared by the mode and the backends: wiping and constant-time compare.
+
+use core::sync::atomic::{compiler_fence, Ordering};
+
+/// Overwrites `buf` with zeros through volatile stores the optimizer must keep.
+pub(crate) fn wipe_bytes(buf: &mut [u8]) {
+    for b in buf.iter_mut() {
+        // SAFETY: `b` is a valid, exclusive reference to one byte.
+        unsafe { core::ptr::write_volatile(b, 0) };
+    }
+    compiler_fence(Ordering::SeqCst);
+}
+
+/// Overwrites `buf` with zeros through volatile stores the optimizer must keep.
+pub(crate) fn wipe_u64(buf: &mut [u64]) {
+    for w in buf.iter_mut() {
+        // SAFETY: `w` is a valid, exclusive reference to one u64.
+        unsafe { core::ptr::write_volatile(w, 0) };
+    }
+    compiler_fence(Ordering::SeqCst);
+}
+
+/// Constant-time equality of two equal-length byte strings: the time depends on the
+/// length only, never on where (or whether) they differ.
+pub(crate) fn ct_eq(a: &[u8], b: &[u8]) -> bool {
+    debug_assert_eq!(a.len(), b.len());
+    let mut diff = 0u8;
+    for (x, y) in a.iter().zip(b) {
+        diff |= x ^ y;
+    }
+    // black_box keeps the compiler from turning the OR-accumulation into an early exit.
+    core::hint::black_box(diff) == 0
+}
