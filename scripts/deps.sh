@@ -24,6 +24,7 @@ apt_pkgs=(
   gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
   qemu-user llvm-19
   "rustc-web=$RUST_DEB_VERSION" "libstd-rust-web-dev=$RUST_DEB_VERSION"
+  "rust-web-clippy=$RUST_DEB_VERSION"
 )
 
 missing=()
@@ -43,6 +44,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   need_update=0
   $SUDO apt-get install -y -qq --no-install-recommends --allow-downgrades "${missing[@]}" >/dev/null
 fi
+# Keep a later `apt-get install` of something else from moving the pinned toolchain.
+$SUDO apt-mark hold rustc-web libstd-rust-web-dev rust-web-clippy >/dev/null
 
 # The ARM standard libraries for Debian's rustc: same version, taken from the arm64/armhf debs.
 for pair in arm64:aarch64-unknown-linux-gnu armhf:armv7-unknown-linux-gnueabihf; do

@@ -16,15 +16,24 @@
 
 pub(crate) mod soft;
 
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod aarch64_ce;
+
 /// Identifies a backend inside a key. Stored as a byte so keys stay plain data.
 #[repr(u8)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BackendId {
     Soft = 1,
+    #[cfg(target_arch = "aarch64")]
+    Aarch64Ce = 2,
 }
 
 /// Every backend compiled into this build, best first.
-pub(crate) const COMPILED: &[BackendId] = &[BackendId::Soft];
+pub(crate) const COMPILED: &[BackendId] = &[
+    #[cfg(target_arch = "aarch64")]
+    BackendId::Aarch64Ce,
+    BackendId::Soft,
+];
 
 impl BackendId {
     /// Decodes a stored id; `None` for bytes that name no backend of this build (a
@@ -42,6 +51,11 @@ macro_rules! with_backend {
         match $id {
             $crate::backend::BackendId::Soft => {
                 type $B = $crate::backend::soft::Soft;
+                $body
+            }
+            #[cfg(target_arch = "aarch64")]
+            $crate::backend::BackendId::Aarch64Ce => {
+                type $B = $crate::backend::aarch64_ce::Aarch64Ce;
                 $body
             }
         }

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# model-arm.sh - static ARM speed model of stitchgcm's kernels: llvm-mca 19 applied to each
+# kernel's steady-state inner loop, reported in cycles per byte, raw and with AESE+AESMC
+# macro-fusion emulated.  This is how ARM speed is judged in this project (no ARM hardware).
+#
+# Method (same as the peer figures it is compared with, see docs/modeling.md):
+#   - build the release library for the ARM target(s) with Debian's rustc (it has the ARM std);
+#   - disassemble libstitchgcm.so with llvm-objdump-19, find each kernel by a fragment of its
+#     demangled Rust path (table below), and in it the innermost backward-branch loop with the
+#     most instructions (never a fixed address, so it survives code changes);
+#   - feed that loop body to llvm-mca-19 (-iterations=500) for each CPU model; c/B =
+#     cycles per iteration / bytes per iteration (a table column, cross-checked against the
+#     loop's counter/pointer steps); run it again with every in-place AESMC (AESIMC) that
+#     directly follows an AESE (AESD) on the same register dropped, since llvm-mca does not
+#     model the fusion ("fused").  The work is done by scripts/model-arm.py.
+#
+# Usage:
+#   scripts/model-arm.sh [--target aarch64|armv7|all] [--cpus LIST] [--keep DIR]
+#                        [--no-build] [--iterations N]
+#   scripts/model-arm.sh [--target ...] --pressure KERNEL CPU   llvm-mca resource pressure and
+#                        bottleneck views of one loop (KERNEL: table id or a symbol fragment)
+#   scripts/model-arm.sh [--target ...] --loops KERNEL          list the candidate loops, the
+#                        counter/pointer evidence and the body that is modelled
+#   scripts/model-arm.sh --selftest     model synthetic OpenSSL-like 8-block AES(-GCM) loops
+#                        and check them against the crypto-pipe bound
+# Options:
+#   --target T     aarch64 (default), armv7, or all
+#   --cpus LIST    comma-separated -mcpu names, replacing the per-kernel defaults
+#                  (AArch64: cortex-a53,cortex-a57,cortex-a72,neoverse-n1,neoverse-v1;
+#                   AArch32: cortex-a57,cortex-a72, plus cortex-a9 for NEON-only kernels)
+#   --keep DIR     keep the extracted loop bodies (*.raw.s, *.fused.s) and llvm-mca outputs
+#   --no-build     model the library already in target/debian (skip cargo)
+#   --no-cache     ignore the result cache (target/debian/model-arm-cache: llvm-mca results keyed
+#                  by tool version, cpu, flags and the exact loop text, so reuse is exact)
+#   --iterations N llvm-mca iterations (default 500, as for the peer figures)
+# Environment: LLVM_MCA, LLVM_OBJDUMP override the tools (llvm-mca must be >= 19).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+HELPER=$ROOT/scripts/model-arm.py
+
+# ---- kernel table -----------------------------------------------------------------------
+# id: short name (--pressure/--loops accept it); target: a64 (aarch64 build) or a32 (armv7
+# build); bytes: consumed per iteration of the steady-state loop; cpus: default CPU set, a64 =
+# A53/A57/A72/N1/V1, a32ce = A57/A72 (LLVM has no AArch32 A53/N1/V1 model), a32neon = A57/A72/A9
+# (ARMv7 kernels that need no crypto extensions); symbol: fragment of the demangled path,
+# matched at :: boundaries, hash ignored.  A kernel whose symbol is not in the build is
+# printed as "missing".  Add a row per new kernel; text after # is a note shown in the report.
+KERNELS=$(cat <<'TABLE'
+# id            target bytes cpus     symbol
+enc128          a64    128   a64      aarch64_ce::kernel_enc_aes128   # stitched CTR+GHASH, 8 blocks
+enc192          a64    128   a64      aarch64_ce::kernel_enc_aes192
+enc256          a64    128   a64      aarch64_ce::kernel_enc_aes256
+dec128          a64    128   a64      aarch64_ce::kernel_dec_aes128
+dec192          a64    128   a64      aarch64_ce::kernel_dec_aes192
+dec256          a64    128   a64      aarch64_ce::kernel_dec_aes256
+ghash           a64    128   a64      aarch64_ce::kernel_ghash        # GHASH only, 8 blocks
+# aarch64_neon / arm_ce / arm_neon kernels: add rows as they land, e.g.
+#   neon-ghash  a64    64    a64      aarch64_neon::kernel_ghash
+#   a32-enc128  a32    64    a32ce    arm_ce::kernel_enc_aes128
+#   a32-ghash   a32    16    a32neon  arm_neon::kernel_ghash
+# soft backend (portable fallback; also keeps the script exercised before the CE kernels exist)
+soft-ghash      a64    16    a64      soft::ghash::GhashKey::update   # 1 block/iteration
+soft-aes-round  a64    64    a64      soft::aes::encrypt4             # ONE round of 4 blocks; calls sub_bytes/shift_rows (not modelled)
+soft-ghash-a32  a32    16    a32neon  soft::ghash::GhashKey::update   # 1 block/iteration
+TABLE
+)
+
+usage() { # the header comment; to stderr when called for an error
+  local fd=1; [ "${1:-0}" = 0 ] || fd=2
+  awk 'NR>1 && !/^#/{exit} NR>1{sub(/^# ?/,""); print}' "${BASH_SOURCE[0]}" >&$fd; exit "${1:-0}"
+}
+die() { echo "model-arm: $*" >&2; exit 2; }
+
+TARGET=aarch64 CPUS= KEEP= BUILD=1 CACHE=1 ITER=500 MODE=table PKERNEL= PCPU=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --target) TARGET=${2:?}; shift 2;;
+    --target=*) TARGET=${1#*=}; shift;;
+    --cpus) CPUS=${2:?}; shift 2;;
+    --cpus=*) CPUS=${1#*=}; shift;;
+    --keep) KEEP=${2:?}; shift 2;;
+    --keep=*) KEEP=${1#*=}; shift;;
+    --iterations) ITER=${2:?}; shift 2;;
+    --no-build) BUILD=0; shift;;
+    --no-cache) CACHE=0; shift;;
+    --pressure) MODE=pressure; PKERNEL=${2:?--pressure KERNEL CPU}; PCPU=${3:?--pressure KERNEL CPU}; shift 3;;
+    --loops) MODE=loops; PKERNEL=${2:?--loops KERNEL}; shift 2;;
+    --selftest) MODE=selftest; shift;;
+    -h|--help) usage 0;;
+    *) echo "model-arm: unknown argument $1" >&2; usage 2;;
+  esac
+done
+case $TARGET in aarch64|armv7|all) ;; *) die "--target must be aarch64, armv7 or all";; esac
+[[ $ITER =~ ^[0-9]+$ ]] || die "--iterations wants a number"
+
+# ---- tools: llvm-mca must be 19 or newer (14 silently maps neoverse-n1/v1 onto the A57 model)
+pick() { # first usable of the candidates
+  local c; for c in "$@"; do [ -n "$c" ] && command -v "$c" >/dev/null 2>&1 && { command -v "$c"; return; }; done; return 1
+}
+MCA=$(pick "${LLVM_MCA:-}" llvm-mca-19 /usr/lib/llvm-19/bin/llvm-mca) || die "llvm-mca-19 not found (apt-get install llvm-19)"
+OBJDUMP=$(pick "${LLVM_OBJDUMP:-}" llvm-objdump-19 /usr/lib/llvm-19/bin/llvm-objdump) || die "llvm-objdump-19 not found"
+ver=$("$MCA" --version 2>/dev/null | sed -n 's/.*LLVM version \([0-9][0-9]*\)\..*/\1/p' | head -n1)
+[ -n "$ver" ] || die "cannot read the version of $MCA"
+[ "$ver" -ge 19 ] || die "$MCA is LLVM $ver; need >= 19 (older ones lack the neoverse-n1/v1 models and silently substitute A57)"
+[ "$ver" -eq 19 ] || echo "model-arm: note: $MCA is LLVM $ver; the peer figures were made with 19.1.7, compare with care" >&2
+PY=$(pick python3 /usr/bin/python3) || die "python3 not found"
+
+COMMON=(--mca "$MCA" --objdump "$OBJDUMP" --iterations "$ITER")
+if [ $MODE = selftest ]; then
+  MC=$(pick "${MCA/llvm-mca/llvm-mc}" llvm-mc-19 /usr/lib/llvm-19/bin/llvm-mc) || die "llvm-mc-19 not found"
+  [ "$MC" = "${MCA/llvm-mca/llvm-mc}" ] || die "self-test wants llvm-mc next to $MCA"
+  exec "$PY" "$HELPER" "${COMMON[@]}" --selftest
+fi
+
+# ---- build ---------------------------------------------------------------------------------
+triples=()
+case $TARGET in
+  aarch64) triples=(aarch64-unknown-linux-gnu);;
+  armv7) triples=(armv7-unknown-linux-gnueabihf);;
+  all) triples=(aarch64-unknown-linux-gnu armv7-unknown-linux-gnueabihf);;
+esac
+LIBARGS=()
+for t in "${triples[@]}"; do
+  lib=$ROOT/target/debian/$t/release/libstitchgcm.so
+  if [ $BUILD = 1 ]; then
+    echo "model-arm: building $t ..." >&2
+    (cd "$ROOT" && RUSTC=/usr/bin/rustc CARGO_TARGET_DIR=target/debian \
+       cargo build --release --lib --target "$t" --quiet) >&2 || die "cargo build for $t failed"
+  fi
+  [ -f "$lib" ] || die "$lib not found"
+  case $t in aarch64*) LIBARGS+=(--lib-a64 "$lib");; *) LIBARGS+=(--lib-a32 "$lib");; esac
+done
+
+TABLEFILE=$(mktemp /tmp/model-arm-table.XXXXXX)
+trap 'rm -f "$TABLEFILE"' EXIT
+printf '%s\n' "$KERNELS" > "$TABLEFILE"
+
+ARGS=("${COMMON[@]}" --table "$TABLEFILE" "${LIBARGS[@]}")
+[ -n "$CPUS" ] && ARGS+=(--cpus "$CPUS")
+[ -n "$KEEP" ] && ARGS+=(--keep "$KEEP")
+[ $CACHE = 1 ] && ARGS+=(--cache "$ROOT/target/debian/model-arm-cache")
+case $MODE in
+  pressure) ARGS+=(--pressure "$PKERNEL" "$PCPU");;
+  loops) ARGS+=(--loops "$PKERNEL");;
+esac
+"$PY" "$HELPER" "${ARGS[@]}"

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what it needs (scripts/deps.sh), then runs
+#   - lint: cargo fmt --check, cargo clippy -D warnings, header staleness;
+#   - x86_64 native: every Rust test for every backend this CPU runs, and the C tests (meson);
+#   - aarch64 under qemu-aarch64 -cpu max: the Rust tests and the C ABI tests with the detected
+#     backend, then with every other backend forced through STITCHGCM_IMPL;
+#   - armv7 under qemu-arm -cpu cortex-a15 (NEON, no crypto extensions) and -cpu max (AArch32
+#     crypto extensions), likewise.
+# and prints a table: target × CPU model × backend → passed/failed.
+#
+# usage: scripts/test.sh [--no-deps] [--only native|aarch64|armv7]
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+deps=1 only=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --no-deps) deps=0 ;;
+    --only) only=$2; shift ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ $deps = 1 ] && { bash scripts/deps.sh || { echo "scripts/deps.sh failed" >&2; exit 1; }; }
+
+export CARGO_TERM_COLOR=never
+logdir=$top/target/test-logs
+mkdir -p "$logdir"
+rows=()
+total_pass=0 total_fail=0
+started=$(date +%s)
+
+# record TARGET CPU BACKEND SUITE PASSED FAILED
+record() {
+  rows+=("$(printf '%-14s %-11s %-13s %-22s %7s %7s' "$1" "$2" "$3" "$4" "$5" "$6")")
+  total_pass=$((total_pass + $5)); total_fail=$((total_fail + $6))
+}
+
+# Sums libtest's "test result: ... N passed; M failed" lines of a log. A run that died
+# before printing its result (crash, signal) counts as one failure.
+libtest_counts() {
+  local log=$1 rc=$2 p f
+  p=$(grep -Eo '[0-9]+ passed' "$log" | awk '{s+=$1} END {print s+0}')
+  f=$(grep -Eo '[0-9]+ failed' "$log" | awk '{s+=$1} END {print s+0}')
+  if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+  echo "$p $f"
+}
+
+# "N passed, M failed" of our C tests.
+plain_counts() {
+  local log=$1 rc=$2 p f
+  p=$(grep -Eo '^[0-9]+ passed, [0-9]+ failed' "$log" | awk '{s+=$1} END {print s+0}')
+  f=$(grep -Eo '^[0-9]+ passed, [0-9]+ failed' "$log" | awk '{s+=$3} END {print s+0}')
+  if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+  echo "$p $f"
+}
+
+step() { printf '\n=== %s\n' "$*"; }
+
+# ---------------------------------------------------------------- lint
+if [ -z "$only" ] || [ "$only" = native ]; then
+  step "lint"
+  p=0 f=0
+  if cargo fmt --all --check >"$logdir/fmt.log" 2>&1; then p=$((p+1)); else f=$((f+1)); cat "$logdir/fmt.log"; fi
+  if cargo clippy --workspace --all-targets -- -D warnings >"$logdir/clippy.log" 2>&1; then p=$((p+1)); else f=$((f+1)); tail -40 "$logdir/clippy.log"; fi
+  # The ARM code is only compiled for ARM: lint it with Debian's clippy 1.85 (the MSRV).
+  for t in aarch64-unknown-linux-gnu armv7-unknown-linux-gnueabihf; do
+    if RUSTC=/usr/bin/rustc CARGO_TARGET_DIR=target/debian-clippy /usr/bin/cargo-clippy clippy \
+         --target $t --all-targets -- -D warnings >"$logdir/clippy-$t.log" 2>&1; then
+      p=$((p+1)); else f=$((f+1)); tail -40 "$logdir/clippy-$t.log"; fi
+  done
+  if cargo run -q -p header-gen -- --check >"$logdir/header.log" 2>&1; then p=$((p+1)); else f=$((f+1)); cat "$logdir/header.log"; fi
+  record lint - - "fmt/clippy/header" $p $f
+
+  # -------------------------------------------------------------- x86_64 native
+  step "x86_64 native"
+  cargo build --release --example backends -q
+  mapfile -t backends < <(target/release/examples/backends)
+  echo "backends: ${backends[*]}"
+  log="$logdir/native-default.log"
+  cargo test --release --workspace >"$log" 2>&1; rc=$?
+  read -r p f < <(libtest_counts "$log" $rc)
+  record x86_64 native "${backends[0]}*" "rust (all)" $p $f
+  [ $rc = 0 ] || tail -30 "$log"
+  for b in "${backends[@]:1}"; do
+    log="$logdir/native-$b.log"
+    STITCHGCM_IMPL=$b cargo test --release --tests >"$log" 2>&1; rc=$?
+    read -r p f < <(libtest_counts "$log" $rc)
+    record x86_64 native "$b" "rust (forced)" $p $f
+    [ $rc = 0 ] || tail -30 "$log"
+  done
+
+  step "C tests (meson)"
+  log="$logdir/meson.log"
+  { [ -d build/meson-private ] || meson setup build; } >"$log" 2>&1
+  meson test -C build --print-errorlogs >>"$log" 2>&1; rc=$?
+  ok=$(grep -Eo '^Ok: +[0-9]+' "$log" | grep -Eo '[0-9]+' || echo 0)
+  bad=$(grep -Eo '^Fail: +[0-9]+' "$log" | grep -Eo '[0-9]+' || echo 0)
+  [ $rc != 0 ] && [ "$bad" = 0 ] && bad=1
+  record x86_64 native "${backends[0]}*" "C via meson" "$ok" "$bad"
+  [ $rc = 0 ] || tail -40 "$log"
+fi
+
+# ---------------------------------------------------------------- ARM under qemu
+# cross_suite TRIPLE GCC QEMU SYSROOT CPU...
+cross_suite() {
+  local triple=$1 gcc=$2 qemu=$3 sysroot=$4; shift 4
+  local short=${triple%%-*} tdir=target/debian
+  step "$triple: build (Debian rustc $(/usr/bin/rustc --version | awk '{print $2}'))"
+  local blog="$logdir/$short-build.log"
+  if ! RUSTC=/usr/bin/rustc CARGO_TARGET_DIR=$tdir cargo test --release --target "$triple" \
+        --no-run --message-format=json >"$blog.json" 2>"$blog" ||
+     ! RUSTC=/usr/bin/rustc CARGO_TARGET_DIR=$tdir cargo build --release --target "$triple" \
+        --lib --example backends >>"$blog" 2>&1; then
+    tail -30 "$blog"
+    record "$short" - - "build" 0 1
+    return
+  fi
+  mapfile -t tests < <(python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    try: m = json.loads(line)
+    except ValueError: continue
+    if m.get("reason") == "compiler-artifact" and m.get("profile", {}).get("test") and m.get("executable"):
+        print(m["executable"])' "$blog.json" | sort -u)
+  local rel=$tdir/$triple/release
+  # The C ABI tests, cross-compiled against the cross-built shared library.
+  local cbin=$logdir/$short-c
+  mkdir -p "$cbin"
+  "$gcc" -O2 -Iinclude -o "$cbin/test_native" c-tests/test_native.c -L"$rel" -lstitchgcm \
+    -Wl,-rpath,"$top/$rel" &&
+  "$gcc" -O2 -Iinclude -o "$cbin/test_cavp" c-tests/test_cavp.c -L"$rel" -lstitchgcm \
+    -Wl,-rpath,"$top/$rel" || { record "$short" - - "C build" 0 1; return; }
+  # The cdylib's soname is libstitchgcm.so.0: make it findable next to the .so.
+  ln -sf libstitchgcm.so "$rel/libstitchgcm.so.0"
+
+  local cpu b
+  for cpu in "$@"; do
+    local run=("$qemu" -L "$sysroot" -cpu "$cpu")
+    mapfile -t backends < <("${run[@]}" "$rel/examples/backends")
+    if [ ${#backends[@]} = 0 ]; then record "$short" "$cpu" - "backends" 0 1; continue; fi
+    echo "$triple -cpu $cpu: backends ${backends[*]}"
+    local first=1
+    for b in "${backends[@]}"; do
+      local label=$b env=()
+      if [ $first = 1 ]; then label="$b*"; else env=(STITCHGCM_IMPL="$b"); fi
+      first=0
+      local log="$logdir/$short-$cpu-$b.log" p=0 f=0 rc t
+      : >"$log"
+      for t in "${tests[@]}"; do
+        env "${env[@]}" "${run[@]}" "$t" >>"$log" 2>&1; rc=$?
+        read -r tp tf < <(libtest_counts <(grep -E 'test result' "$log" | tail -n1) $rc)
+        p=$((p + tp)); f=$((f + tf))
+        [ $rc = 0 ] || echo "FAILED: $t" >>"$log"
+      done
+      record "$short" "$cpu" "$label" "rust (qemu)" $p $f
+      [ $f = 0 ] || grep -E 'FAILED|panicked|failures:' "$log" | head -20
+      log="$logdir/$short-$cpu-$b-c.log"
+      { env "${env[@]}" "${run[@]}" "$cbin/test_native"; echo "rc=$?"
+        env "${env[@]}" "${run[@]}" "$cbin/test_cavp" "$top/.vectors/cavp"; echo "rc=$?"; } >"$log" 2>&1
+      read -r p f < <(plain_counts "$log" 0)
+      grep -q 'rc=[1-9]' "$log" && [ "$f" = 0 ] && f=1
+      record "$short" "$cpu" "$label" "C ABI (qemu)" $p $f
+      [ $f = 0 ] || tail -20 "$log"
+    done
+  done
+}
+
+if [ -z "$only" ] || [ "$only" = aarch64 ]; then
+  cross_suite aarch64-unknown-linux-gnu aarch64-linux-gnu-gcc qemu-aarch64 /usr/aarch64-linux-gnu max
+fi
+if [ -z "$only" ] || [ "$only" = armv7 ]; then
+  cross_suite armv7-unknown-linux-gnueabihf arm-linux-gnueabihf-gcc qemu-arm /usr/arm-linux-gnueabihf cortex-a15 max
+fi
+
+# ---------------------------------------------------------------- summary
+step "summary (* = detected backend; others forced with STITCHGCM_IMPL) in $(( $(date +%s) - started ))s"
+printf '%-14s %-11s %-13s %-22s %7s %7s\n' target cpu backend suite passed failed
+printf '%s\n' "${rows[@]}"
+echo
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" = 0 ]

@@ -1,0 +1,578 @@
+//! `aarch64-ce`: AES-GCM with the ARMv8 Crypto Extensions (AESE/AESMC + PMULL/PMULL2).
+//!
+//! The main loops are *stitched*: each iteration runs AES-CTR on eight counter blocks and
+//! GHASH on eight ciphertext blocks, so every block is loaded once and the two
+//! independent instruction streams fill the crypto and SIMD pipes together (the approach
+//! of Gueron–Kounavis' aggregated GHASH and of OpenSSL's/Linux's stitched ARMv8 code).
+//! Decryption hashes the very blocks it decrypts; encryption hashes the ciphertext it has
+//! just produced, and the out-of-order core overlaps that hash with the next group's AES.
+//!
+//! GHASH works in the natural bit order: `rbit` turns each GCM byte (whose most
+//! significant bit is the coefficient of x^0) into a little-endian polynomial, so PMULL
+//! gives the true product and reduction modulo x^128 + x^7 + x^2 + x + 1 is two
+//! multiplications by 0x87 (fold x^192.., then x^128..). Eight blocks are aggregated with
+//! the precomputed powers H^8..H^1: Y' = (Y + C0)·H^8 + C1·H^7 + … + C7·H, using
+//! Karatsuba (three PMULLs per block, the middle operands of the H powers precomputed)
+//! and ONE reduction per group.
+//!
+//! AESE/AESMC are kept adjacent on the same register so cores that fuse the pair can.
+//! The round count is a const generic, so each key size gets its own fully unrolled
+//! kernel (`kernel_enc_aes128`, …), the names `scripts/model-arm.sh` looks for.
+
+use super::{Backend, Material, Plain};
+use core::arch::aarch64::*;
+
+/// Expanded key: standard AES round keys and H^1..H^8 for PMULL.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CeKey {
+    rk: [[u8; 16]; 15],
+    rounds: u64,
+    _pad: u64,
+    /// H^(i+1), bit-reversed within each byte (natural polynomial order).
+    h: [[u8; 16]; 8],
+    /// Karatsuba middle operands: lane 0 = lo ^ hi of H^(2i+1), lane 1 = of H^(2i+2).
+    hk: [[u8; 16]; 4],
+}
+
+// SAFETY: byte and integer arrays only.
+unsafe impl Plain for CeKey {}
+
+pub(crate) struct Aarch64Ce;
+
+const GROUP: usize = 8;
+
+impl Backend for Aarch64Ce {
+    const NAME: &'static core::ffi::CStr = c"aarch64-ce";
+
+    fn is_available() -> bool {
+        std::arch::is_aarch64_feature_detected!("aes")
+            && std::arch::is_aarch64_feature_detected!("pmull")
+    }
+
+    fn init(m: &mut Material, key: &[u8]) {
+        // SAFETY: only reached when `is_available()` (the mode checks before init).
+        unsafe { init(m.view_mut(), key) }
+    }
+
+    fn encrypt_block(m: &Material, block: &mut [u8; 16]) {
+        let k: &CeKey = m.view();
+        // SAFETY: CPU support checked when the key was made; `block` is 16 bytes.
+        unsafe {
+            let b = aes_block(k, vld1q_u8(block.as_ptr()));
+            vst1q_u8(block.as_mut_ptr(), b);
+        }
+    }
+
+    unsafe fn ghash(m: &Material, y: &mut [u8; 16], data: *const u8, blocks: usize) {
+        // SAFETY: forwarded contract; CPU support checked at key setup.
+        unsafe { ghash(m.view(), y, data, blocks) }
+    }
+
+    unsafe fn encrypt_ghash(
+        m: &Material,
+        ctr: &mut [u8; 16],
+        y: &mut [u8; 16],
+        src: *const u8,
+        dst: *mut u8,
+        blocks: usize,
+    ) {
+        // SAFETY: forwarded contract; CPU support checked at key setup.
+        unsafe { crypt::<true>(m.view(), ctr, y, src, dst, blocks) }
+    }
+
+    unsafe fn decrypt_ghash(
+        m: &Material,
+        ctr: &mut [u8; 16],
+        y: &mut [u8; 16],
+        src: *const u8,
+        dst: *mut u8,
+        blocks: usize,
+    ) {
+        // SAFETY: forwarded contract; CPU support checked at key setup.
+        unsafe { crypt::<false>(m.view(), ctr, y, src, dst, blocks) }
+    }
+
+    unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {
+        // SAFETY: forwarded contract; CPU support checked at key setup.
+        unsafe { ctr_only(m.view(), ctr, src, dst, blocks) }
+    }
+}
+
+// ------------------------------------------------------------------ key setup
+
+#[target_feature(enable = "neon,aes")]
+unsafe fn init(k: &mut CeKey, key: &[u8]) {
+    expand_key(k, key);
+    // SAFETY: neon+aes enabled on this function.
+    unsafe {
+        let h = aes_block(k, vdupq_n_u8(0));
+        let h1 = vrbitq_u8(h);
+        let mut p = h1;
+        for i in 0..8 {
+            vst1q_u8(k.h[i].as_mut_ptr(), p);
+            p = gf_mul(p, h1);
+        }
+        for i in 0..4 {
+            let a = vld1q_u8(k.h[2 * i].as_ptr());
+            let b = vld1q_u8(k.h[2 * i + 1].as_ptr());
+            // lane 0: lo^hi of a; lane 1: lo^hi of b.
+            let fa = veorq_u8(a, vextq_u8::<8>(a, a));
+            let fb = veorq_u8(b, vextq_u8::<8>(b, b));
+            let packed = vreinterpretq_u8_u64(vzip1q_u64(
+                vreinterpretq_u64_u8(fa),
+                vreinterpretq_u64_u8(fb),
+            ));
+            vst1q_u8(k.hk[i].as_mut_ptr(), packed);
+        }
+    }
+}
+
+/// FIPS-197 key expansion; SubWord runs on the AES unit (AESE with a zero round key on a
+/// state whose four columns are equal leaves ShiftRows without effect), so no table.
+#[target_feature(enable = "neon,aes")]
+unsafe fn expand_key(k: &mut CeKey, key: &[u8]) {
+    let nk = key.len() / 4;
+    let rounds = nk + 6;
+    let total = 4 * (rounds + 1);
+    let mut w = [0u32; 60];
+    for (i, c) in key.chunks_exact(4).enumerate() {
+        w[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+    }
+    let sub_word = |x: u32| -> u32 {
+        // SAFETY: neon+aes are enabled on the enclosing function.
+        unsafe {
+            let s = vaeseq_u8(vreinterpretq_u8_u32(vdupq_n_u32(x)), vdupq_n_u8(0));
+            vgetq_lane_u32::<0>(vreinterpretq_u32_u8(s))
+        }
+    };
+    let mut rcon = 1u32;
+    for i in nk..total {
+        let mut t = w[i - 1];
+        if i % nk == 0 {
+            t = sub_word(t.rotate_right(8)) ^ rcon;
+            rcon = if rcon & 0x80 != 0 {
+                (rcon << 1) ^ 0x11b
+            } else {
+                rcon << 1
+            };
+        } else if nk > 6 && i % nk == 4 {
+            t = sub_word(t);
+        }
+        w[i] = w[i - nk] ^ t;
+    }
+    k.rk = [[0; 16]; 15];
+    for (i, word) in w.iter().take(total).enumerate() {
+        k.rk[i / 4][4 * (i % 4)..4 * (i % 4) + 4].copy_from_slice(&word.to_le_bytes());
+    }
+    k.rounds = rounds as u64;
+    crate::util::wipe_bytes(
+        // SAFETY: reinterpreting a u32 array as bytes of the same total size.
+        unsafe { core::slice::from_raw_parts_mut(w.as_mut_ptr() as *mut u8, 240) },
+    );
+}
+
+// ------------------------------------------------------------------ primitives
+
+#[inline]
+#[target_feature(enable = "neon,aes")]
+unsafe fn load_rk<const R: usize>(k: &CeKey) -> [uint8x16_t; 15] {
+    let mut rk = [vdupq_n_u8(0); 15];
+    for (i, r) in rk.iter_mut().enumerate().take(R + 1) {
+        // SAFETY: i ≤ R ≤ 14 indexes `k.rk`.
+        *r = unsafe { vld1q_u8(k.rk[i].as_ptr()) };
+    }
+    rk
+}
+
+/// Encrypts one block with a key of any size.
+#[inline]
+#[target_feature(enable = "neon,aes")]
+unsafe fn aes_block(k: &CeKey, mut b: uint8x16_t) -> uint8x16_t {
+    let rounds = k.rounds as usize;
+    // SAFETY: neon+aes enabled; indices < rounds+1 ≤ 15.
+    unsafe {
+        for r in 0..rounds - 1 {
+            b = vaesmcq_u8(vaeseq_u8(b, vld1q_u8(k.rk[r].as_ptr())));
+        }
+        b = vaeseq_u8(b, vld1q_u8(k.rk[rounds - 1].as_ptr()));
+        veorq_u8(b, vld1q_u8(k.rk[rounds].as_ptr()))
+    }
+}
+
+/// Encrypts one block with `R` rounds and preloaded round keys.
+#[inline]
+#[target_feature(enable = "neon,aes")]
+unsafe fn aes_rounds<const R: usize>(rk: &[uint8x16_t; 15], mut b: uint8x16_t) -> uint8x16_t {
+    for key in rk.iter().take(R - 1) {
+        b = vaesmcq_u8(vaeseq_u8(b, *key));
+    }
+    veorq_u8(vaeseq_u8(b, rk[R - 1]), rk[R])
+}
+
+/// Carry-less 64×64 products of the low/high lanes, as 128-bit vectors.
+#[inline]
+#[target_feature(enable = "neon,aes")]
+unsafe fn pmull_lo(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+    let a = vgetq_lane_u64::<0>(vreinterpretq_u64_u8(a));
+    let b = vgetq_lane_u64::<0>(vreinterpretq_u64_u8(b));
+    vreinterpretq_u8_p128(vmull_p64(a, b))
+}
+
+#[inline]
+#[target_feature(enable = "neon,aes")]
+unsafe fn pmull_hi(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+    vreinterpretq_u8_p128(vmull_high_p64(
+        vreinterpretq_p64_u8(a),
+        vreinterpretq_p64_u8(b),
+    ))
+}
+
+/// Karatsuba accumulators of an unreduced 256-bit sum of products.
+#[derive(Clone, Copy)]
+struct Acc {
+    lo: uint8x16_t,
+    mid: uint8x16_t,
+    hi: uint8x16_t,
+}
+
+impl Acc {
+    #[inline]
+    #[target_feature(enable = "neon,aes")]
+    unsafe fn new() -> Acc {
+        let z = vdupq_n_u8(0);
+        Acc {
+            lo: z,
+            mid: z,
+            hi: z,
+        }
+    }
+
+    /// Adds x·h for one block; `hk` holds lo^hi of h in lane 0.
+    #[inline]
+    #[target_feature(enable = "neon,aes")]
+    unsafe fn mul_add(&mut self, x: uint8x16_t, h: uint8x16_t, hk: uint8x16_t) {
+        let xk = veorq_u8(x, vextq_u8::<8>(x, x));
+        self.lo = veorq_u8(self.lo, pmull_lo(x, h));
+        self.hi = veorq_u8(self.hi, pmull_hi(x, h));
+        self.mid = veorq_u8(self.mid, pmull_lo(xk, hk));
+    }
+
+    /// Adds a·ha + b·hb, where `hk` holds lo^hi of ha in lane 0 and of hb in lane 1.
+    /// `trn1/trn2` put a's and b's halves side by side, so one EOR forms both Karatsuba
+    /// middle operands and PMULL/PMULL2 pick them up lane for lane.
+    #[inline]
+    #[target_feature(enable = "neon,aes")]
+    unsafe fn mul_add_pair(
+        &mut self,
+        a: uint8x16_t,
+        ha: uint8x16_t,
+        b: uint8x16_t,
+        hb: uint8x16_t,
+        hk: uint8x16_t,
+    ) {
+        let (a64, b64) = (vreinterpretq_u64_u8(a), vreinterpretq_u64_u8(b));
+        let k = vreinterpretq_u8_u64(veorq_u64(vtrn1q_u64(a64, b64), vtrn2q_u64(a64, b64)));
+        let lo = veorq_u8(pmull_lo(a, ha), pmull_lo(b, hb));
+        let hi = veorq_u8(pmull_hi(a, ha), pmull_hi(b, hb));
+        let mid = veorq_u8(pmull_lo(k, hk), pmull_hi(k, hk));
+        self.lo = veorq_u8(self.lo, lo);
+        self.hi = veorq_u8(self.hi, hi);
+        self.mid = veorq_u8(self.mid, mid);
+    }
+
+    /// Reduces modulo x^128 + x^7 + x^2 + x + 1 (natural bit order).
+    #[inline]
+    #[target_feature(enable = "neon,aes")]
+    unsafe fn reduce(self) -> uint8x16_t {
+        let z = vdupq_n_u8(0);
+        let poly = vreinterpretq_u8_u64(vdupq_n_u64(0x87));
+        let mid = veorq_u8(self.mid, veorq_u8(self.lo, self.hi));
+        // 256-bit product: lo = (w0, w1), hi = (w2, w3).
+        let lo = veorq_u8(self.lo, vextq_u8::<8>(z, mid));
+        let hi = veorq_u8(self.hi, vextq_u8::<8>(mid, z));
+        // Fold w3·x^192 into w1, w2; then w2·x^128 into w0, w1.
+        let t = pmull_hi(hi, poly);
+        let lo = veorq_u8(lo, vextq_u8::<8>(z, t));
+        let hi = veorq_u8(hi, vextq_u8::<8>(t, z));
+        veorq_u8(lo, pmull_lo(hi, poly))
+    }
+}
+
+/// a·b in GF(2^128), natural bit order (used at key setup only).
+#[target_feature(enable = "neon,aes")]
+unsafe fn gf_mul(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+    let bk = veorq_u8(b, vextq_u8::<8>(b, b));
+    let mut acc = Acc::new();
+    acc.mul_add(a, b, bk);
+    acc.reduce()
+}
+
+/// Loads H powers and Karatsuba operands into registers.
+struct HPowers {
+    h: [uint8x16_t; 8],
+    hk: [uint8x16_t; 4],
+}
+
+#[inline]
+#[target_feature(enable = "neon,aes")]
+unsafe fn load_h(k: &CeKey) -> HPowers {
+    let mut p = HPowers {
+        h: [vdupq_n_u8(0); 8],
+        hk: [vdupq_n_u8(0); 4],
+    };
+    for i in 0..8 {
+        // SAFETY: i < 8 indexes `k.h`.
+        p.h[i] = unsafe { vld1q_u8(k.h[i].as_ptr()) };
+    }
+    for i in 0..4 {
+        // SAFETY: i < 4 indexes `k.hk`.
+        p.hk[i] = unsafe { vld1q_u8(k.hk[i].as_ptr()) };
+    }
+    p
+}
+
+/// GHASH of 8 natural-order blocks onto `y`: (y + x0)·H^8 + x1·H^7 + … + x7·H.
+#[inline]
+#[target_feature(enable = "neon,aes")]
+unsafe fn ghash8(p: &HPowers, y: uint8x16_t, x: &[uint8x16_t; 8]) -> uint8x16_t {
+    let mut acc = Acc::new();
+    // Block j is multiplied by H^(8-j) = h[7-j]; hk[i] holds H^(2i+1) (lane 0) and
+    // H^(2i+2) (lane 1), so each pair is (odd power, even power).
+    acc.mul_add_pair(x[1], p.h[6], veorq_u8(y, x[0]), p.h[7], p.hk[3]);
+    acc.mul_add_pair(x[3], p.h[4], x[2], p.h[5], p.hk[2]);
+    acc.mul_add_pair(x[5], p.h[2], x[4], p.h[3], p.hk[1]);
+    acc.mul_add_pair(x[7], p.h[0], x[6], p.h[1], p.hk[0]);
+    acc.reduce()
+}
+
+/// (y + x)·H for one natural-order block.
+#[inline]
+#[target_feature(enable = "neon,aes")]
+unsafe fn ghash1(p: &HPowers, y: uint8x16_t, x: uint8x16_t) -> uint8x16_t {
+    let mut acc = Acc::new();
+    acc.mul_add(veorq_u8(y, x), p.h[0], p.hk[0]);
+    acc.reduce()
+}
+
+// ------------------------------------------------------------------ counters
+
+/// Counter block with the 32-bit counter in lane 3 in native order, so a vector add
+/// increments it (wrapping mod 2^32, as inc32 requires); `rev32` turns it back.
+#[inline]
+#[target_feature(enable = "neon")]
+unsafe fn ctr_to_native(ctr: &[u8; 16]) -> uint32x4_t {
+    // SAFETY: 16 readable bytes.
+    unsafe { vreinterpretq_u32_u8(vrev32q_u8(vld1q_u8(ctr.as_ptr()))) }
+}
+
+#[inline]
+#[target_feature(enable = "neon")]
+unsafe fn ctr_from_native(c: uint32x4_t, out: &mut [u8; 16]) {
+    // SAFETY: 16 writable bytes.
+    unsafe { vst1q_u8(out.as_mut_ptr(), vrev32q_u8(vreinterpretq_u8_u32(c))) }
+}
+
+#[inline]
+#[target_feature(enable = "neon")]
+unsafe fn ctr_block(c: uint32x4_t, i: u32) -> uint8x16_t {
+    let inc = vsetq_lane_u32::<3>(i, vdupq_n_u32(0));
+    vrev32q_u8(vreinterpretq_u8_u32(vaddq_u32(c, inc)))
+}
+
+// ------------------------------------------------------------------ kernels
+
+/// The stitched loop over `groups` groups of eight blocks.
+#[inline(always)]
+unsafe fn crypt_groups<const R: usize, const ENC: bool>(
+    k: &CeKey,
+    ctr: &mut uint32x4_t,
+    y: &mut uint8x16_t,
+    mut src: *const u8,
+    mut dst: *mut u8,
+    groups: usize,
+) {
+    // SAFETY (whole body): callers are `#[target_feature(enable = "neon,aes")]`
+    // functions, and `src`/`dst` hold 128*groups bytes (caller's contract).
+    unsafe {
+        let rk = load_rk::<R>(k);
+        let p = load_h(k);
+        let mut c = *ctr;
+        let mut acc = *y;
+        for _ in 0..groups {
+            let mut b = [vdupq_n_u8(0); GROUP];
+            for (i, blk) in b.iter_mut().enumerate() {
+                *blk = ctr_block(c, i as u32);
+            }
+            c = vaddq_u32(c, vsetq_lane_u32::<3>(GROUP as u32, vdupq_n_u32(0)));
+            let mut input = [vdupq_n_u8(0); GROUP];
+            for (i, x) in input.iter_mut().enumerate() {
+                *x = vld1q_u8(src.add(16 * i));
+            }
+            if !ENC {
+                let mut x = [vdupq_n_u8(0); GROUP];
+                for i in 0..GROUP {
+                    x[i] = vrbitq_u8(input[i]);
+                }
+                acc = ghash8(&p, acc, &x);
+            }
+            for blk in b.iter_mut() {
+                *blk = aes_rounds::<R>(&rk, *blk);
+            }
+            let mut out = [vdupq_n_u8(0); GROUP];
+            for i in 0..GROUP {
+                out[i] = veorq_u8(b[i], input[i]);
+                vst1q_u8(dst.add(16 * i), out[i]);
+            }
+            if ENC {
+                let mut x = [vdupq_n_u8(0); GROUP];
+                for i in 0..GROUP {
+                    x[i] = vrbitq_u8(out[i]);
+                }
+                acc = ghash8(&p, acc, &x);
+            }
+            src = src.add(16 * GROUP);
+            dst = dst.add(16 * GROUP);
+        }
+        *ctr = c;
+        *y = acc;
+    }
+}
+
+macro_rules! kernels {
+    ($($name:ident, $rounds:literal, $enc:literal;)*) => {$(
+        /// Stitched steady-state loop for one key size and direction (see the file comment).
+        #[inline(never)]
+        #[target_feature(enable = "neon,aes")]
+        unsafe fn $name(
+            k: &CeKey,
+            ctr: &mut uint32x4_t,
+            y: &mut uint8x16_t,
+            src: *const u8,
+            dst: *mut u8,
+            groups: usize,
+        ) {
+            // SAFETY: forwarded contract; features enabled on this function.
+            unsafe { crypt_groups::<$rounds, $enc>(k, ctr, y, src, dst, groups) }
+        }
+    )*};
+}
+
+kernels! {
+    kernel_enc_aes128, 10, true;
+    kernel_enc_aes192, 12, true;
+    kernel_enc_aes256, 14, true;
+    kernel_dec_aes128, 10, false;
+    kernel_dec_aes192, 12, false;
+    kernel_dec_aes256, 14, false;
+}
+
+#[target_feature(enable = "neon,aes")]
+unsafe fn crypt<const ENC: bool>(
+    k: &CeKey,
+    ctr: &mut [u8; 16],
+    y: &mut [u8; 16],
+    src: *const u8,
+    dst: *mut u8,
+    blocks: usize,
+) {
+    // SAFETY: features enabled; `src`/`dst` hold 16*blocks bytes (caller's contract).
+    unsafe {
+        let mut c = ctr_to_native(ctr);
+        let mut acc = vrbitq_u8(vld1q_u8(y.as_ptr()));
+        let groups = blocks / GROUP;
+        if groups > 0 {
+            let f = match (k.rounds, ENC) {
+                (10, true) => kernel_enc_aes128,
+                (12, true) => kernel_enc_aes192,
+                (_, true) => kernel_enc_aes256,
+                (10, false) => kernel_dec_aes128,
+                (12, false) => kernel_dec_aes192,
+                (_, false) => kernel_dec_aes256,
+            };
+            f(k, &mut c, &mut acc, src, dst, groups);
+        }
+        let done = groups * GROUP;
+        if done < blocks {
+            let p = load_h(k);
+            for i in done..blocks {
+                let x = vld1q_u8(src.add(16 * i));
+                let ks = aes_block(k, ctr_block(c, 0));
+                c = vaddq_u32(c, vsetq_lane_u32::<3>(1, vdupq_n_u32(0)));
+                let o = veorq_u8(x, ks);
+                vst1q_u8(dst.add(16 * i), o);
+                acc = ghash1(&p, acc, vrbitq_u8(if ENC { o } else { x }));
+            }
+        }
+        ctr_from_native(c, ctr);
+        vst1q_u8(y.as_mut_ptr(), vrbitq_u8(acc));
+    }
+}
+
+/// GHASH-only loop over groups of eight blocks.
+#[inline(never)]
+#[target_feature(enable = "neon,aes")]
+unsafe fn kernel_ghash(k: &CeKey, y: &mut uint8x16_t, mut data: *const u8, groups: usize) {
+    // SAFETY: `data` holds 128*groups bytes (caller's contract); features enabled.
+    unsafe {
+        let p = load_h(k);
+        let mut acc = *y;
+        for _ in 0..groups {
+            let mut x = [vdupq_n_u8(0); GROUP];
+            for (i, xi) in x.iter_mut().enumerate() {
+                *xi = vrbitq_u8(vld1q_u8(data.add(16 * i)));
+            }
+            acc = ghash8(&p, acc, &x);
+            data = data.add(16 * GROUP);
+        }
+        *y = acc;
+    }
+}
+
+#[target_feature(enable = "neon,aes")]
+unsafe fn ghash(k: &CeKey, y: &mut [u8; 16], data: *const u8, blocks: usize) {
+    // SAFETY: `data` holds 16*blocks bytes (caller's contract); features enabled.
+    unsafe {
+        let mut acc = vrbitq_u8(vld1q_u8(y.as_ptr()));
+        let groups = blocks / GROUP;
+        if groups > 0 {
+            kernel_ghash(k, &mut acc, data, groups);
+        }
+        if groups * GROUP < blocks {
+            let p = load_h(k);
+            for i in groups * GROUP..blocks {
+                acc = ghash1(&p, acc, vrbitq_u8(vld1q_u8(data.add(16 * i))));
+            }
+        }
+        vst1q_u8(y.as_mut_ptr(), vrbitq_u8(acc));
+    }
+}
+
+#[target_feature(enable = "neon,aes")]
+unsafe fn ctr_only(k: &CeKey, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {
+    // SAFETY: `src`/`dst` hold 16*blocks bytes (caller's contract); features enabled.
+    unsafe {
+        let mut c = ctr_to_native(ctr);
+        let mut i = 0;
+        while i + 4 <= blocks {
+            let mut b = [vdupq_n_u8(0); 4];
+            for (j, blk) in b.iter_mut().enumerate() {
+                *blk = aes_block(k, ctr_block(c, j as u32));
+            }
+            c = vaddq_u32(c, vsetq_lane_u32::<3>(4, vdupq_n_u32(0)));
+            for (j, blk) in b.iter().enumerate() {
+                let x = vld1q_u8(src.add(16 * (i + j)));
+                vst1q_u8(dst.add(16 * (i + j)), veorq_u8(x, *blk));
+            }
+            i += 4;
+        }
+        while i < blocks {
+            let ks = aes_block(k, ctr_block(c, 0));
+            c = vaddq_u32(c, vsetq_lane_u32::<3>(1, vdupq_n_u32(0)));
+            let x = vld1q_u8(src.add(16 * i));
+            vst1q_u8(dst.add(16 * i), veorq_u8(x, ks));
+            i += 1;
+        }
+        ctr_from_native(c, ctr);
+    }
+}
