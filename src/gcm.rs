@@ -635,8 +635,12 @@ pub(crate) unsafe fn open_raw(
     let mut core = Core::start(key, iv);
     core.aad(key, aad);
     let start_ctr = core.ctr;
-    // SAFETY: the caller guarantees `src` is readable for `len` bytes.
-    let ct = unsafe { core::slice::from_raw_parts(src, len) };
+    let ct: &[u8] = if len == 0 {
+        &[] // `src` may be NULL for an empty message; a slice may not.
+    } else {
+        // SAFETY: the caller guarantees `src` is readable for `len` bytes.
+        unsafe { core::slice::from_raw_parts(src, len) }
+    };
     core.aad(key, ct); // GHASH over the ciphertext, zero-padded: same as the data phase.
     core.data_len = len as u64;
     core.aad_len -= len as u64;
