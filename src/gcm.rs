@@ -401,21 +401,16 @@ impl Message {
         mut dst: *mut u8,
         mut len: usize,
     ) -> Result<(), Error> {
-        match self.phase {
-            Phase::Done => return Err(Error::InvalidState),
-            Phase::Aad => {
-                // The limit check comes first so that a rejected call changes nothing.
-                if len as u64 > MAX_DATA {
-                    return Err(Error::InvalidLength);
-                }
-                self.flush_aad(key);
-                self.phase = Phase::Data;
-            }
-            Phase::Data => {}
+        if self.phase == Phase::Done {
+            return Err(Error::InvalidState);
         }
-        let done = self.core.data_len + self.pending_len as u64;
-        if len as u64 > MAX_DATA - done {
+        // Checked before any state changes, so that a rejected call changes nothing.
+        if len as u64 > MAX_DATA - self.data_len() {
             return Err(Error::InvalidLength);
+        }
+        if self.phase == Phase::Aad {
+            self.flush_aad(key);
+            self.phase = Phase::Data;
         }
 
         // Finish the block a previous call left open.
