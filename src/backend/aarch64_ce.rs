@@ -200,16 +200,6 @@ unsafe fn aes_block(k: &CeKey, mut b: uint8x16_t) -> uint8x16_t {
     }
 }
 
-/// Encrypts one block with `R` rounds and preloaded round keys.
-#[inline]
-#[target_feature(enable = "neon,aes")]
-unsafe fn aes_rounds<const R: usize>(rk: &[uint8x16_t; 15], mut b: uint8x16_t) -> uint8x16_t {
-    for key in rk.iter().take(R - 1) {
-        b = vaesmcq_u8(vaeseq_u8(b, *key));
-    }
-    veorq_u8(vaeseq_u8(b, rk[R - 1]), rk[R])
-}
-
 /// Carry-less 64×64 products of the low/high lanes, as 128-bit vectors.
 ///
 /// Written as one-instruction `asm!` (pure, no memory, so LLVM still schedules them
@@ -237,6 +227,27 @@ unsafe fn pmull_hi(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
         core::arch::asm!("pmull2 {r:v}.1q, {a:v}.2d, {b:v}.2d",
             r = lateout(vreg) r, a = in(vreg) a, b = in(vreg) b,
             options(pure, nomem, nostack, preserves_flags));
+    }
+    r
+}
+
+/// TRN1 (`N` = 1: both low halves) or TRN2 (both high halves) of 64-bit lanes. Through
+/// `vtrn1q_u64` LLVM emitted a register copy plus a lane insert; one instruction here.
+#[inline]
+#[target_feature(enable = "neon")]
+unsafe fn trn<const N: u32>(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+    let r: uint8x16_t;
+    // SAFETY: a register-only NEON permute.
+    unsafe {
+        if N == 1 {
+            core::arch::asm!("trn1 {r:v}.2d, {a:v}.2d, {b:v}.2d",
+                r = lateout(vreg) r, a = in(vreg) a, b = in(vreg) b,
+                options(pure, nomem, nostack, preserves_flags));
+        } else {
+            core::arch::asm!("trn2 {r:v}.2d, {a:v}.2d, {b:v}.2d",
+                r = lateout(vreg) r, a = in(vreg) a, b = in(vreg) b,
+                options(pure, nomem, nostack, preserves_flags));
+        }
     }
     r
 }
@@ -284,8 +295,7 @@ impl Acc {
         hb: uint8x16_t,
         hk: uint8x16_t,
     ) {
-        let (a64, b64) = (vreinterpretq_u64_u8(a), vreinterpretq_u64_u8(b));
-        let k = vreinterpretq_u8_u64(veorq_u64(vtrn1q_u64(a64, b64), vtrn2q_u64(a64, b64)));
+        let k = veorq_u8(trn::<1>(a, b), trn::<2>(a, b));
         let lo = veorq_u8(pmull_lo(a, ha), pmull_lo(b, hb));
         let hi = veorq_u8(pmull_hi(a, ha), pmull_hi(b, hb));
         let mid = veorq_u8(pmull_lo(k, hk), pmull_hi(k, hk));
@@ -345,18 +355,47 @@ unsafe fn load_h(k: &CeKey) -> HPowers {
     p
 }
 
-/// GHASH of 8 natural-order blocks onto `y`: (y + x0)·H^8 + x1·H^7 + … + x7·H.
-#[inline]
-#[target_feature(enable = "neon,aes")]
-unsafe fn ghash8(p: &HPowers, y: uint8x16_t, x: &[uint8x16_t; 8]) -> uint8x16_t {
-    let mut acc = Acc::new();
+/// Step `s` of an eight-block GHASH onto `y`, (y + x0)·H^8 + x1·H^7 + … + x7·H: steps
+/// 0..=3 multiply-accumulate one pair of blocks, step 4 reduces. Split into steps so
+/// the stitched loop can slot them between AES rounds.
+#[inline(always)]
+unsafe fn ghash8_step(
+    s: usize,
+    p: &HPowers,
+    acc: &mut Acc,
+    y: &mut uint8x16_t,
+    x: &[uint8x16_t; GROUP],
+) {
     // Block j is multiplied by H^(8-j) = h[7-j]; hk[i] holds H^(2i+1) (lane 0) and
     // H^(2i+2) (lane 1), so each pair is (odd power, even power).
-    acc.mul_add_pair(x[1], p.h[6], veorq_u8(y, x[0]), p.h[7], p.hk[3]);
-    acc.mul_add_pair(x[3], p.h[4], x[2], p.h[5], p.hk[2]);
-    acc.mul_add_pair(x[5], p.h[2], x[4], p.h[3], p.hk[1]);
-    acc.mul_add_pair(x[7], p.h[0], x[6], p.h[1], p.hk[0]);
-    acc.reduce()
+    // SAFETY: only inlined into `neon,aes` functions.
+    unsafe {
+        match s {
+            0 => acc.mul_add_pair(x[1], p.h[6], veorq_u8(*y, x[0]), p.h[7], p.hk[3]),
+            1 => acc.mul_add_pair(x[3], p.h[4], x[2], p.h[5], p.hk[2]),
+            2 => acc.mul_add_pair(x[5], p.h[2], x[4], p.h[3], p.hk[1]),
+            3 => acc.mul_add_pair(x[7], p.h[0], x[6], p.h[1], p.hk[0]),
+            4 => *y = acc.reduce(),
+            _ => {}
+        }
+    }
+}
+
+/// GHASH of 8 natural-order blocks onto `y`.
+#[inline]
+#[target_feature(enable = "neon,aes")]
+unsafe fn ghash8(p: &HPowers, mut y: uint8x16_t, x: &[uint8x16_t; GROUP]) -> uint8x16_t {
+    let mut acc = Acc::new();
+    // SAFETY: features enabled on this function. (Five calls, not a loop: a loop here
+    // stays rolled.)
+    unsafe {
+        ghash8_step(0, p, &mut acc, &mut y, x);
+        ghash8_step(1, p, &mut acc, &mut y, x);
+        ghash8_step(2, p, &mut acc, &mut y, x);
+        ghash8_step(3, p, &mut acc, &mut y, x);
+        ghash8_step(4, p, &mut acc, &mut y, x);
+    }
+    y
 }
 
 /// (y + x)·H for one natural-order block.
@@ -396,6 +435,13 @@ unsafe fn ctr_block(c: uint32x4_t, i: u32) -> uint8x16_t {
 // ------------------------------------------------------------------ kernels
 
 /// The stitched loop over `groups` groups of eight blocks.
+///
+/// Decryption hashes each group's ciphertext while decrypting it. Encryption lags one
+/// group: it hashes group i−1 (kept in registers) while encrypting group i, so the two
+/// streams are independent and can share the cycle; the last group is hashed after the
+/// loop. Runs of groups in which the low byte of the 32-bit counter does not wrap take
+/// the cheaper counter path of [`counters`]; the counter is public (derived from the
+/// IV), so branching on it leaks nothing secret.
 #[inline(always)]
 unsafe fn crypt_groups<const R: usize, const ENC: bool>(
     k: &CeKey,
@@ -410,45 +456,109 @@ unsafe fn crypt_groups<const R: usize, const ENC: bool>(
     unsafe {
         let rk = load_rk::<R>(k);
         let p = load_h(k);
-        let mut c = *ctr;
-        let mut acc = *y;
-        for _ in 0..groups {
-            let mut b = [vdupq_n_u8(0); GROUP];
-            for (i, blk) in b.iter_mut().enumerate() {
-                *blk = ctr_block(c, i as u32);
-            }
-            c = vaddq_u32(c, vsetq_lane_u32::<3>(GROUP as u32, vdupq_n_u32(0)));
-            let mut input = [vdupq_n_u8(0); GROUP];
-            for (i, x) in input.iter_mut().enumerate() {
-                *x = vld1q_u8(src.add(16 * i));
-            }
-            if !ENC {
-                let mut x = [vdupq_n_u8(0); GROUP];
-                for i in 0..GROUP {
-                    x[i] = vrbitq_u8(input[i]);
-                }
-                acc = ghash8(&p, acc, &x);
-            }
-            for blk in b.iter_mut() {
-                *blk = aes_rounds::<R>(&rk, *blk);
-            }
-            let mut out = [vdupq_n_u8(0); GROUP];
-            for i in 0..GROUP {
-                out[i] = veorq_u8(b[i], input[i]);
-                vst1q_u8(dst.add(16 * i), out[i]);
-            }
-            if ENC {
-                let mut x = [vdupq_n_u8(0); GROUP];
-                for i in 0..GROUP {
-                    x[i] = vrbitq_u8(out[i]);
-                }
-                acc = ghash8(&p, acc, &x);
-            }
+        let mut prev = [vdupq_n_u8(0); GROUP];
+        let mut left = groups;
+        if ENC {
+            // Prologue: nothing to hash yet.
+            stitched::<R, true, false, false>(&rk, &p, ctr, y, &mut prev, src, dst);
             src = src.add(16 * GROUP);
             dst = dst.add(16 * GROUP);
+            left -= 1;
         }
-        *ctr = c;
-        *y = acc;
+        while left > 0 {
+            let low = (vgetq_lane_u32::<3>(*ctr) & 0xff) as usize;
+            let run = ((256 - low) / GROUP).min(left);
+            for _ in 0..run {
+                stitched::<R, ENC, true, true>(&rk, &p, ctr, y, &mut prev, src, dst);
+                src = src.add(16 * GROUP);
+                dst = dst.add(16 * GROUP);
+            }
+            left -= run;
+            if left > 0 {
+                stitched::<R, ENC, false, true>(&rk, &p, ctr, y, &mut prev, src, dst);
+                src = src.add(16 * GROUP);
+                dst = dst.add(16 * GROUP);
+                left -= 1;
+            }
+        }
+        if ENC {
+            *y = ghash8(&p, *y, &prev);
+        }
+    }
+}
+
+/// The next eight counter blocks (big-endian), advancing `ctr` by eight.
+///
+/// `NO_WRAP`: the low counter byte does not wrap inside the group, so block i is
+/// `base + i·2^24` in lane 3 (byte 15 + i, no carry): one add per block instead of
+/// add + byte swap.
+#[inline(always)]
+unsafe fn counters<const NO_WRAP: bool>(ctr: &mut uint32x4_t) -> [uint8x16_t; GROUP] {
+    // SAFETY: only inlined into `neon,aes` functions.
+    unsafe {
+        let c = *ctr;
+        *ctr = vaddq_u32(c, vsetq_lane_u32::<3>(GROUP as u32, vdupq_n_u32(0)));
+        if NO_WRAP {
+            let base = vreinterpretq_u32_u8(vrev32q_u8(vreinterpretq_u8_u32(c)));
+            core::array::from_fn(|i| {
+                let inc = vsetq_lane_u32::<3>((i as u32) << 24, vdupq_n_u32(0));
+                vreinterpretq_u8_u32(vaddq_u32(base, inc))
+            })
+        } else {
+            core::array::from_fn(|i| ctr_block(c, i as u32))
+        }
+    }
+}
+
+/// One group: AES-CTR on eight blocks with the five GHASH steps of eight blocks slotted
+/// between the first AES rounds. The blocks hashed are the input (decryption) or
+/// `prev`, the previous group's ciphertext (encryption, which then leaves this group's
+/// ciphertext in `prev`). `HASH` = false only for the encryption prologue.
+#[inline(always)]
+unsafe fn stitched<const R: usize, const ENC: bool, const NO_WRAP: bool, const HASH: bool>(
+    rk: &[uint8x16_t; 15],
+    p: &HPowers,
+    ctr: &mut uint32x4_t,
+    y: &mut uint8x16_t,
+    prev: &mut [uint8x16_t; GROUP],
+    src: *const u8,
+    dst: *mut u8,
+) {
+    // SAFETY (whole body): only inlined into `neon,aes` kernels; `src`/`dst` hold 128
+    // bytes (caller's contract).
+    unsafe {
+        let mut b = counters::<NO_WRAP>(ctr);
+        let input: [uint8x16_t; GROUP] = core::array::from_fn(|i| vld1q_u8(src.add(16 * i)));
+        let x = if ENC {
+            *prev
+        } else {
+            input.map(|v| vrbitq_u8(v))
+        };
+        let mut acc = Acc::new();
+        // Spelled out round by round (a `for` over the rounds stays a rolled loop once
+        // the GHASH steps are inside it); `r < R - 1` is decided at compile time.
+        macro_rules! rounds {
+            ($($r:literal)*) => {$(
+                if $r < R - 1 {
+                    for blk in b.iter_mut() {
+                        *blk = vaesmcq_u8(vaeseq_u8(*blk, rk[$r]));
+                    }
+                    if HASH {
+                        ghash8_step($r, p, &mut acc, y, &x);
+                    }
+                }
+            )*};
+        }
+        rounds!(0 1 2 3 4 5 6 7 8 9 10 11 12);
+        let out: [uint8x16_t; GROUP] = core::array::from_fn(|i| {
+            veorq_u8(veorq_u8(vaeseq_u8(b[i], rk[R - 1]), rk[R]), input[i])
+        });
+        for (i, o) in out.iter().enumerate() {
+            vst1q_u8(dst.add(16 * i), *o);
+        }
+        if ENC {
+            *prev = out.map(|v| vrbitq_u8(v));
+        }
     }
 }
 
