@@ -282,43 +282,60 @@ impl Acc {
         self.mid = veorq_u8(self.mid, pmull_lo(xk, hk));
     }
 
-    /// Adds a·ha + b·hb, where `hk` holds lo^hi of ha in lane 0 and of hb in lane 1.
-    /// `trn1/trn2` put a's and b's halves side by side, so one EOR forms both Karatsuba
-    /// middle operands and PMULL/PMULL2 pick them up lane for lane.
+    /// Adds a·ha + b·hb (with [`Acc::mul_add_pair_mid`]): the lo and hi products.
     #[inline]
     #[target_feature(enable = "neon,aes")]
-    unsafe fn mul_add_pair(
+    unsafe fn mul_add_pair_outer(
         &mut self,
         a: uint8x16_t,
         ha: uint8x16_t,
         b: uint8x16_t,
         hb: uint8x16_t,
-        hk: uint8x16_t,
     ) {
-        let k = veorq_u8(trn::<1>(a, b), trn::<2>(a, b));
-        let lo = veorq_u8(pmull_lo(a, ha), pmull_lo(b, hb));
-        let hi = veorq_u8(pmull_hi(a, ha), pmull_hi(b, hb));
-        let mid = veorq_u8(pmull_lo(k, hk), pmull_hi(k, hk));
-        self.lo = veorq_u8(self.lo, lo);
-        self.hi = veorq_u8(self.hi, hi);
-        self.mid = veorq_u8(self.mid, mid);
+        self.lo = veorq_u8(self.lo, veorq_u8(pmull_lo(a, ha), pmull_lo(b, hb)));
+        self.hi = veorq_u8(self.hi, veorq_u8(pmull_hi(a, ha), pmull_hi(b, hb)));
     }
 
-    /// Reduces modulo x^128 + x^7 + x^2 + x + 1 (natural bit order).
+    /// The Karatsuba middle products of a·ha + b·hb, where `hk` holds lo^hi of ha in
+    /// lane 0 and of hb in lane 1. `trn1/trn2` put a's and b's halves side by side, so
+    /// one EOR forms both middle operands and PMULL/PMULL2 pick them up lane for lane.
     #[inline]
     #[target_feature(enable = "neon,aes")]
-    unsafe fn reduce(self) -> uint8x16_t {
+    unsafe fn mul_add_pair_mid(&mut self, a: uint8x16_t, b: uint8x16_t, hk: uint8x16_t) {
+        let k = veorq_u8(trn::<1>(a, b), trn::<2>(a, b));
+        self.mid = veorq_u8(self.mid, veorq_u8(pmull_lo(k, hk), pmull_hi(k, hk)));
+    }
+
+    /// Adds the Karatsuba middle term into lo/hi: afterwards lo = (w0, w1) and
+    /// hi = (w2, w3) of the 256-bit product.
+    #[inline]
+    #[target_feature(enable = "neon,aes")]
+    unsafe fn fold_mid(&mut self) {
+        let z = vdupq_n_u8(0);
+        let mid = veorq_u8(self.mid, veorq_u8(self.lo, self.hi));
+        self.lo = veorq_u8(self.lo, vextq_u8::<8>(z, mid));
+        self.hi = veorq_u8(self.hi, vextq_u8::<8>(mid, z));
+    }
+
+    /// Reduces (after [`Acc::fold_mid`]) modulo x^128 + x^7 + x^2 + x + 1 (natural bit
+    /// order): fold w3·x^192 into w1, w2, then w2·x^128 into w0, w1.
+    #[inline]
+    #[target_feature(enable = "neon,aes")]
+    unsafe fn fold_poly(self) -> uint8x16_t {
         let z = vdupq_n_u8(0);
         let poly = vreinterpretq_u8_u64(vdupq_n_u64(0x87));
-        let mid = veorq_u8(self.mid, veorq_u8(self.lo, self.hi));
-        // 256-bit product: lo = (w0, w1), hi = (w2, w3).
-        let lo = veorq_u8(self.lo, vextq_u8::<8>(z, mid));
-        let hi = veorq_u8(self.hi, vextq_u8::<8>(mid, z));
-        // Fold w3·x^192 into w1, w2; then w2·x^128 into w0, w1.
-        let t = pmull_hi(hi, poly);
-        let lo = veorq_u8(lo, vextq_u8::<8>(z, t));
-        let hi = veorq_u8(hi, vextq_u8::<8>(t, z));
+        let t = pmull_hi(self.hi, poly);
+        let lo = veorq_u8(self.lo, vextq_u8::<8>(z, t));
+        let hi = veorq_u8(self.hi, vextq_u8::<8>(t, z));
         veorq_u8(lo, pmull_lo(hi, poly))
+    }
+
+    /// Full reduction of the accumulated products.
+    #[inline]
+    #[target_feature(enable = "neon,aes")]
+    unsafe fn reduce(mut self) -> uint8x16_t {
+        self.fold_mid();
+        self.fold_poly()
     }
 }
 
@@ -355,9 +372,11 @@ unsafe fn load_h(k: &CeKey) -> HPowers {
     p
 }
 
-/// Step `s` of an eight-block GHASH onto `y`, (y + x0)·H^8 + x1·H^7 + … + x7·H: steps
-/// 0..=3 multiply-accumulate one pair of blocks, step 4 reduces. Split into steps so
-/// the stitched loop can slot them between AES rounds.
+/// Sub-step `s` (0..10) of an eight-block GHASH onto `y`,
+/// (y + x0)·H^8 + x1·H^7 + … + x7·H: for each pair of blocks an outer-products step and a
+/// Karatsuba-middle step, then the reduction in two halves (fold of the middle term,
+/// then the two folds by the polynomial). Split this finely so the stitched loop can
+/// slot one small piece after each AES round.
 #[inline(always)]
 unsafe fn ghash8_step(
     s: usize,
@@ -370,12 +389,20 @@ unsafe fn ghash8_step(
     // H^(2i+2) (lane 1), so each pair is (odd power, even power).
     // SAFETY: only inlined into `neon,aes` functions.
     unsafe {
+        let pair = s / 2;
+        let (a, b) = match pair {
+            0 => (x[1], veorq_u8(*y, x[0])),
+            1 => (x[3], x[2]),
+            2 => (x[5], x[4]),
+            _ => (x[7], x[6]),
+        };
         match s {
-            0 => acc.mul_add_pair(x[1], p.h[6], veorq_u8(*y, x[0]), p.h[7], p.hk[3]),
-            1 => acc.mul_add_pair(x[3], p.h[4], x[2], p.h[5], p.hk[2]),
-            2 => acc.mul_add_pair(x[5], p.h[2], x[4], p.h[3], p.hk[1]),
-            3 => acc.mul_add_pair(x[7], p.h[0], x[6], p.h[1], p.hk[0]),
-            4 => *y = acc.reduce(),
+            0..=7 if s % 2 == 0 => {
+                acc.mul_add_pair_outer(a, p.h[6 - 2 * pair], b, p.h[7 - 2 * pair])
+            }
+            0..=7 => acc.mul_add_pair_mid(a, b, p.hk[3 - pair]),
+            8 => acc.fold_mid(),
+            9 => *y = acc.fold_poly(),
             _ => {}
         }
     }
@@ -394,6 +421,11 @@ unsafe fn ghash8(p: &HPowers, mut y: uint8x16_t, x: &[uint8x16_t; GROUP]) -> uin
         ghash8_step(2, p, &mut acc, &mut y, x);
         ghash8_step(3, p, &mut acc, &mut y, x);
         ghash8_step(4, p, &mut acc, &mut y, x);
+        ghash8_step(5, p, &mut acc, &mut y, x);
+        ghash8_step(6, p, &mut acc, &mut y, x);
+        ghash8_step(7, p, &mut acc, &mut y, x);
+        ghash8_step(8, p, &mut acc, &mut y, x);
+        ghash8_step(9, p, &mut acc, &mut y, x);
     }
     y
 }
@@ -537,14 +569,23 @@ unsafe fn stitched<const R: usize, const ENC: bool, const NO_WRAP: bool, const H
         let mut acc = Acc::new();
         // Spelled out round by round (a `for` over the rounds stays a rolled loop once
         // the GHASH steps are inside it); `r < R - 1` is decided at compile time.
+        macro_rules! steps {
+            ($r:literal; $($s:literal)*) => {$(
+                if $s * (R - 1) / 10 == $r {
+                    ghash8_step($s, p, &mut acc, y, &x);
+                }
+            )*};
+        }
         macro_rules! rounds {
             ($($r:literal)*) => {$(
                 if $r < R - 1 {
                     for blk in b.iter_mut() {
                         *blk = vaesmcq_u8(vaeseq_u8(*blk, rk[$r]));
                     }
+                    // GHASH sub-step s goes after round s·(R−1)/10: spread evenly.
+                    // (Written out: a `for` over the steps would stay a rolled loop.)
                     if HASH {
-                        ghash8_step($r, p, &mut acc, y, &x);
+                        steps!($r; 0 1 2 3 4 5 6 7 8 9);
                     }
                 }
             )*};
