@@ -54,7 +54,7 @@ enc256          a64    128   a64      aarch64_ce::kernel_enc_aes256
 dec128          a64    128   a64      aarch64_ce::kernel_dec_aes128
 dec192          a64    128   a64      aarch64_ce::kernel_dec_aes192
 dec256          a64    128   a64      aarch64_ce::kernel_dec_aes256
-ghash           a64    128   a64      aarch64_ce::kernel_ghash        # GHASH only, 8 blocks
+ghash           a64    256   a64      aarch64_ce::kernel_ghash        # GHASH only, 16 blocks
 # aarch64_neon / arm_ce / arm_neon kernels: add rows as they land, e.g.
 #   neon-ghash  a64    64    a64      aarch64_neon::kernel_ghash
 #   a32-enc128  a32    64    a32ce    arm_ce::kernel_enc_aes128

@@ -29,10 +29,11 @@ struct CeKey {
     rk: [[u8; 16]; 15],
     rounds: u64,
     _pad: u64,
-    /// H^(i+1), bit-reversed within each byte (natural polynomial order).
-    h: [[u8; 16]; 8],
+    /// H^(i+1), bit-reversed within each byte (natural polynomial order). The stitched
+    /// loops use H^1..H^8, the GHASH-only loop H^1..H^16.
+    h: [[u8; 16]; 16],
     /// Karatsuba middle operands: lane 0 = lo ^ hi of H^(2i+1), lane 1 = of H^(2i+2).
-    hk: [[u8; 16]; 4],
+    hk: [[u8; 16]; 8],
 }
 
 // SAFETY: byte and integer arrays only.
@@ -109,11 +110,11 @@ unsafe fn init(k: &mut CeKey, key: &[u8]) {
         let h = aes_block(k, vdupq_n_u8(0));
         let h1 = vrbitq_u8(h);
         let mut p = h1;
-        for i in 0..8 {
+        for i in 0..16 {
             vst1q_u8(k.h[i].as_mut_ptr(), p);
             p = gf_mul(p, h1);
         }
-        for i in 0..4 {
+        for i in 0..8 {
             let a = vld1q_u8(k.h[2 * i].as_ptr());
             let b = vld1q_u8(k.h[2 * i + 1].as_ptr());
             // lane 0: lo^hi of a; lane 1: lo^hi of b.
@@ -673,40 +674,62 @@ unsafe fn crypt<const ENC: bool>(
     }
 }
 
-/// GHASH-only loop over groups of eight blocks.
+/// Blocks per iteration of the GHASH-only loop: twice the stitched group, so the one
+/// reduction and the fixed per-iteration work are spread over sixteen blocks.
+const GHASH_BLOCKS: usize = 16;
+
+/// GHASH-only loop: sixteen blocks per iteration with H^16..H^1, Karatsuba in pairs,
+/// one reduction.
 #[inline(never)]
 #[target_feature(enable = "neon,aes")]
-unsafe fn kernel_ghash(k: &CeKey, y: &mut uint8x16_t, mut data: *const u8, groups: usize) {
-    // SAFETY: `data` holds 128*groups bytes (caller's contract); features enabled.
+unsafe fn kernel_ghash(k: &CeKey, y: &mut uint8x16_t, mut data: *const u8, iterations: usize) {
+    // SAFETY: `data` holds 256*iterations bytes (caller's contract); features enabled;
+    // the indices below are < 16 (h) and < 8 (hk).
     unsafe {
-        let p = load_h(k);
         let mut acc = *y;
-        for _ in 0..groups {
-            let mut x = [vdupq_n_u8(0); GROUP];
-            for (i, xi) in x.iter_mut().enumerate() {
-                *xi = vrbitq_u8(vld1q_u8(data.add(16 * i)));
+        for _ in 0..iterations {
+            let x: [uint8x16_t; GHASH_BLOCKS] =
+                core::array::from_fn(|i| vrbitq_u8(vld1q_u8(data.add(16 * i))));
+            let h = |i: usize| vld1q_u8(k.h[i].as_ptr());
+            let mut sum = Acc::new();
+            // Blocks 2j and 2j+1 take H^(16-2j) (hk[7-j] lane 1) and H^(15-2j) (lane 0).
+            macro_rules! pairs {
+                ($($j:literal)*) => {$(
+                    let b = if $j == 0 { veorq_u8(acc, x[0]) } else { x[2 * $j] };
+                    let a = x[2 * $j + 1];
+                    sum.mul_add_pair_outer(a, h(14 - 2 * $j), b, h(15 - 2 * $j));
+                    sum.mul_add_pair_mid(a, b, vld1q_u8(k.hk[7 - $j].as_ptr()));
+                )*};
             }
-            acc = ghash8(&p, acc, &x);
-            data = data.add(16 * GROUP);
+            pairs!(0 1 2 3 4 5 6 7);
+            acc = sum.reduce();
+            data = data.add(16 * GHASH_BLOCKS);
         }
         *y = acc;
     }
 }
 
 #[target_feature(enable = "neon,aes")]
-unsafe fn ghash(k: &CeKey, y: &mut [u8; 16], data: *const u8, blocks: usize) {
+unsafe fn ghash(k: &CeKey, y: &mut [u8; 16], mut data: *const u8, blocks: usize) {
     // SAFETY: `data` holds 16*blocks bytes (caller's contract); features enabled.
     unsafe {
         let mut acc = vrbitq_u8(vld1q_u8(y.as_ptr()));
-        let groups = blocks / GROUP;
-        if groups > 0 {
-            kernel_ghash(k, &mut acc, data, groups);
+        let iterations = blocks / GHASH_BLOCKS;
+        if iterations > 0 {
+            kernel_ghash(k, &mut acc, data, iterations);
+            data = data.add(16 * GHASH_BLOCKS * iterations);
         }
-        if groups * GROUP < blocks {
-            let p = load_h(k);
-            for i in groups * GROUP..blocks {
-                acc = ghash1(&p, acc, vrbitq_u8(vld1q_u8(data.add(16 * i))));
-            }
+        let mut left = blocks % GHASH_BLOCKS;
+        let p = load_h(k);
+        if left >= GROUP {
+            let x: [uint8x16_t; GROUP] =
+                core::array::from_fn(|i| vrbitq_u8(vld1q_u8(data.add(16 * i))));
+            acc = ghash8(&p, acc, &x);
+            data = data.add(16 * GROUP);
+            left -= GROUP;
+        }
+        for i in 0..left {
+            acc = ghash1(&p, acc, vrbitq_u8(vld1q_u8(data.add(16 * i))));
         }
         vst1q_u8(y.as_mut_ptr(), vrbitq_u8(acc));
     }
