@@ -55,6 +55,9 @@ dec128          a64    128   a64      aarch64_ce::kernel_dec_aes128
 dec192          a64    128   a64      aarch64_ce::kernel_dec_aes192
 dec256          a64    128   a64      aarch64_ce::kernel_dec_aes256
 ghash           a64    256   a64      aarch64_ce::kernel_ghash        # GHASH only, 16 blocks
+enc128-eor3     a64    128   a64      aarch64_ce::kernel_enc_aes128_eor3 # EOR3 variant (SHA3 cores)
+enc256-eor3     a64    128   a64      aarch64_ce::kernel_enc_aes256_eor3 # EOR3 variant (SHA3 cores)
+dec128-eor3     a64    128   a64      aarch64_ce::kernel_dec_aes128_eor3 # EOR3 variant (SHA3 cores)
 # aarch64_neon / arm_ce / arm_neon kernels: add rows as they land, e.g.
 #   neon-ghash  a64    64    a64      aarch64_neon::kernel_ghash
 #   a32-enc128  a32    64    a32ce    arm_ce::kernel_enc_aes128

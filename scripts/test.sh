@@ -2,7 +2,8 @@
 # The whole test suite: installs what it needs (scripts/deps.sh), then runs
 #   - lint: cargo fmt --check, cargo clippy -D warnings, header staleness;
 #   - x86_64 native: every Rust test for every backend this CPU runs, and the C tests (meson);
-#   - aarch64 under qemu-aarch64 -cpu max: the Rust tests and the C ABI tests with the detected
+#   - aarch64 under qemu-aarch64 -cpu max and -cpu cortex-a57 (crypto extensions, no SHA3): the
+#     Rust tests and the C ABI tests with the detected
 #     backend, then with every other backend forced through STITCHGCM_IMPL;
 #   - armv7 under qemu-arm -cpu cortex-a15 (NEON, no crypto extensions) and -cpu max (AArch32
 #     crypto extensions), likewise.
@@ -168,7 +169,7 @@ for line in open(sys.argv[1]):
 }
 
 if [ -z "$only" ] || [ "$only" = aarch64 ]; then
-  cross_suite aarch64-unknown-linux-gnu aarch64-linux-gnu-gcc qemu-aarch64 /usr/aarch64-linux-gnu max
+  cross_suite aarch64-unknown-linux-gnu aarch64-linux-gnu-gcc qemu-aarch64 /usr/aarch64-linux-gnu max cortex-a57
 fi
 if [ -z "$only" ] || [ "$only" = armv7 ]; then
   cross_suite armv7-unknown-linux-gnueabihf arm-linux-gnueabihf-gcc qemu-arm /usr/arm-linux-gnueabihf cortex-a15 max

@@ -39,16 +39,24 @@ struct CeKey {
 // SAFETY: byte and integer arrays only.
 unsafe impl Plain for CeKey {}
 
-pub(crate) struct Aarch64Ce;
+/// The backend; `EOR3` selects the variant for cores with the SHA3 extension, whose
+/// three-way EOR saves vector µops in the stitched loops (V1-class cores are bound by
+/// the count of vector µops, not by the crypto pipe).
+pub(crate) struct Aarch64Ce<const EOR3: bool>;
 
 const GROUP: usize = 8;
 
-impl Backend for Aarch64Ce {
-    const NAME: &'static core::ffi::CStr = c"aarch64-ce";
+impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
+    const NAME: &'static core::ffi::CStr = if EOR3 {
+        c"aarch64-ce-eor3"
+    } else {
+        c"aarch64-ce"
+    };
 
     fn is_available() -> bool {
         std::arch::is_aarch64_feature_detected!("aes")
             && std::arch::is_aarch64_feature_detected!("pmull")
+            && (!EOR3 || std::arch::is_aarch64_feature_detected!("sha3"))
     }
 
     fn init(m: &mut Material, key: &[u8]) {
@@ -79,7 +87,7 @@ impl Backend for Aarch64Ce {
         blocks: usize,
     ) {
         // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe { crypt::<true>(m.view(), ctr, y, src, dst, blocks) }
+        unsafe { crypt::<true, EOR3>(m.view(), ctr, y, src, dst, blocks) }
     }
 
     unsafe fn decrypt_ghash(
@@ -91,7 +99,7 @@ impl Backend for Aarch64Ce {
         blocks: usize,
     ) {
         // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe { crypt::<false>(m.view(), ctr, y, src, dst, blocks) }
+        unsafe { crypt::<false, EOR3>(m.view(), ctr, y, src, dst, blocks) }
     }
 
     unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {
@@ -253,6 +261,32 @@ unsafe fn trn<const N: u32>(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
     r
 }
 
+/// a ^ b ^ c: one EOR3 (SHA3 extension) or two EORs. Used for the output of the stitched
+/// loop (keystream ^ last round key ^ input); inside the SHA3 kernels LLVM also fuses
+/// EOR chains of the GHASH part into EOR3 by itself.
+#[inline(always)]
+unsafe fn xor3<const X3: bool>(a: uint8x16_t, b: uint8x16_t, c: uint8x16_t) -> uint8x16_t {
+    if X3 {
+        // SAFETY: X3 code is only reached on CPUs with SHA3 (see `is_available`).
+        unsafe { eor3(a, b, c) }
+    } else {
+        veorq_u8(a, veorq_u8(b, c))
+    }
+}
+
+#[inline]
+#[target_feature(enable = "neon,sha3")]
+unsafe fn eor3(a: uint8x16_t, b: uint8x16_t, c: uint8x16_t) -> uint8x16_t {
+    let r: uint8x16_t;
+    // SAFETY: a register-only EOR3; the target features guarantee it exists.
+    unsafe {
+        core::arch::asm!("eor3 {r:v}.16b, {a:v}.16b, {b:v}.16b, {c:v}.16b",
+            r = lateout(vreg) r, a = in(vreg) a, b = in(vreg) b, c = in(vreg) c,
+            options(pure, nomem, nostack, preserves_flags));
+    }
+    r
+}
+
 /// Karatsuba accumulators of an unreduced 256-bit sum of products.
 #[derive(Clone, Copy)]
 struct Acc {
@@ -326,9 +360,8 @@ impl Acc {
         let z = vdupq_n_u8(0);
         let poly = vreinterpretq_u8_u64(vdupq_n_u64(0x87));
         let t = pmull_hi(self.hi, poly);
-        let lo = veorq_u8(self.lo, vextq_u8::<8>(z, t));
         let hi = veorq_u8(self.hi, vextq_u8::<8>(t, z));
-        veorq_u8(lo, pmull_lo(hi, poly))
+        veorq_u8(veorq_u8(self.lo, vextq_u8::<8>(z, t)), pmull_lo(hi, poly))
     }
 
     /// Full reduction of the accumulated products.
@@ -410,12 +443,11 @@ unsafe fn ghash8_step(
 }
 
 /// GHASH of 8 natural-order blocks onto `y`.
-#[inline]
-#[target_feature(enable = "neon,aes")]
+#[inline(always)]
 unsafe fn ghash8(p: &HPowers, mut y: uint8x16_t, x: &[uint8x16_t; GROUP]) -> uint8x16_t {
     let mut acc = Acc::new();
-    // SAFETY: features enabled on this function. (Five calls, not a loop: a loop here
-    // stays rolled.)
+    // SAFETY: only inlined into `neon,aes` functions. (Ten calls, not a loop: a loop
+    // here stays rolled.)
     unsafe {
         ghash8_step(0, p, &mut acc, &mut y, x);
         ghash8_step(1, p, &mut acc, &mut y, x);
@@ -476,7 +508,7 @@ unsafe fn ctr_block(c: uint32x4_t, i: u32) -> uint8x16_t {
 /// the cheaper counter path of [`counters`]; the counter is public (derived from the
 /// IV), so branching on it leaks nothing secret.
 #[inline(always)]
-unsafe fn crypt_groups<const R: usize, const ENC: bool>(
+unsafe fn crypt_groups<const R: usize, const ENC: bool, const X3: bool>(
     k: &CeKey,
     ctr: &mut uint32x4_t,
     y: &mut uint8x16_t,
@@ -493,7 +525,7 @@ unsafe fn crypt_groups<const R: usize, const ENC: bool>(
         let mut left = groups;
         if ENC {
             // Prologue: nothing to hash yet.
-            stitched::<R, true, false, false>(&rk, &p, ctr, y, &mut prev, src, dst);
+            stitched::<R, true, false, false, X3>(&rk, &p, ctr, y, &mut prev, src, dst);
             src = src.add(16 * GROUP);
             dst = dst.add(16 * GROUP);
             left -= 1;
@@ -502,13 +534,13 @@ unsafe fn crypt_groups<const R: usize, const ENC: bool>(
             let low = (vgetq_lane_u32::<3>(*ctr) & 0xff) as usize;
             let run = ((256 - low) / GROUP).min(left);
             for _ in 0..run {
-                stitched::<R, ENC, true, true>(&rk, &p, ctr, y, &mut prev, src, dst);
+                stitched::<R, ENC, true, true, X3>(&rk, &p, ctr, y, &mut prev, src, dst);
                 src = src.add(16 * GROUP);
                 dst = dst.add(16 * GROUP);
             }
             left -= run;
             if left > 0 {
-                stitched::<R, ENC, false, true>(&rk, &p, ctr, y, &mut prev, src, dst);
+                stitched::<R, ENC, false, true, X3>(&rk, &p, ctr, y, &mut prev, src, dst);
                 src = src.add(16 * GROUP);
                 dst = dst.add(16 * GROUP);
                 left -= 1;
@@ -548,7 +580,13 @@ unsafe fn counters<const NO_WRAP: bool>(ctr: &mut uint32x4_t) -> [uint8x16_t; GR
 /// `prev`, the previous group's ciphertext (encryption, which then leaves this group's
 /// ciphertext in `prev`). `HASH` = false only for the encryption prologue.
 #[inline(always)]
-unsafe fn stitched<const R: usize, const ENC: bool, const NO_WRAP: bool, const HASH: bool>(
+unsafe fn stitched<
+    const R: usize,
+    const ENC: bool,
+    const NO_WRAP: bool,
+    const HASH: bool,
+    const X3: bool,
+>(
     rk: &[uint8x16_t; 15],
     p: &HPowers,
     ctr: &mut uint32x4_t,
@@ -592,9 +630,8 @@ unsafe fn stitched<const R: usize, const ENC: bool, const NO_WRAP: bool, const H
             )*};
         }
         rounds!(0 1 2 3 4 5 6 7 8 9 10 11 12);
-        let out: [uint8x16_t; GROUP] = core::array::from_fn(|i| {
-            veorq_u8(veorq_u8(vaeseq_u8(b[i], rk[R - 1]), rk[R]), input[i])
-        });
+        let out: [uint8x16_t; GROUP] =
+            core::array::from_fn(|i| xor3::<X3>(vaeseq_u8(b[i], rk[R - 1]), rk[R], input[i]));
         for (i, o) in out.iter().enumerate() {
             vst1q_u8(dst.add(16 * i), *o);
         }
@@ -605,10 +642,11 @@ unsafe fn stitched<const R: usize, const ENC: bool, const NO_WRAP: bool, const H
 }
 
 macro_rules! kernels {
-    ($($name:ident, $rounds:literal, $enc:literal;)*) => {$(
-        /// Stitched steady-state loop for one key size and direction (see the file comment).
+    ($($name:ident, $rounds:literal, $enc:literal, $x3:literal, $features:literal;)*) => {$(
+        /// Stitched steady-state loop for one key size, direction and variant (see the
+        /// file comment).
         #[inline(never)]
-        #[target_feature(enable = "neon,aes")]
+        #[target_feature(enable = $features)]
         unsafe fn $name(
             k: &CeKey,
             ctr: &mut uint32x4_t,
@@ -618,22 +656,28 @@ macro_rules! kernels {
             groups: usize,
         ) {
             // SAFETY: forwarded contract; features enabled on this function.
-            unsafe { crypt_groups::<$rounds, $enc>(k, ctr, y, src, dst, groups) }
+            unsafe { crypt_groups::<$rounds, $enc, $x3>(k, ctr, y, src, dst, groups) }
         }
     )*};
 }
 
 kernels! {
-    kernel_enc_aes128, 10, true;
-    kernel_enc_aes192, 12, true;
-    kernel_enc_aes256, 14, true;
-    kernel_dec_aes128, 10, false;
-    kernel_dec_aes192, 12, false;
-    kernel_dec_aes256, 14, false;
+    kernel_enc_aes128, 10, true, false, "neon,aes";
+    kernel_enc_aes192, 12, true, false, "neon,aes";
+    kernel_enc_aes256, 14, true, false, "neon,aes";
+    kernel_dec_aes128, 10, false, false, "neon,aes";
+    kernel_dec_aes192, 12, false, false, "neon,aes";
+    kernel_dec_aes256, 14, false, false, "neon,aes";
+    kernel_enc_aes128_eor3, 10, true, true, "neon,aes,sha3";
+    kernel_enc_aes192_eor3, 12, true, true, "neon,aes,sha3";
+    kernel_enc_aes256_eor3, 14, true, true, "neon,aes,sha3";
+    kernel_dec_aes128_eor3, 10, false, true, "neon,aes,sha3";
+    kernel_dec_aes192_eor3, 12, false, true, "neon,aes,sha3";
+    kernel_dec_aes256_eor3, 14, false, true, "neon,aes,sha3";
 }
 
 #[target_feature(enable = "neon,aes")]
-unsafe fn crypt<const ENC: bool>(
+unsafe fn crypt<const ENC: bool, const X3: bool>(
     k: &CeKey,
     ctr: &mut [u8; 16],
     y: &mut [u8; 16],
@@ -647,13 +691,19 @@ unsafe fn crypt<const ENC: bool>(
         let mut acc = vrbitq_u8(vld1q_u8(y.as_ptr()));
         let groups = blocks / GROUP;
         if groups > 0 {
-            let f = match (k.rounds, ENC) {
-                (10, true) => kernel_enc_aes128,
-                (12, true) => kernel_enc_aes192,
-                (_, true) => kernel_enc_aes256,
-                (10, false) => kernel_dec_aes128,
-                (12, false) => kernel_dec_aes192,
-                (_, false) => kernel_dec_aes256,
+            let f = match (k.rounds, ENC, X3) {
+                (10, true, false) => kernel_enc_aes128,
+                (12, true, false) => kernel_enc_aes192,
+                (_, true, false) => kernel_enc_aes256,
+                (10, false, false) => kernel_dec_aes128,
+                (12, false, false) => kernel_dec_aes192,
+                (_, false, false) => kernel_dec_aes256,
+                (10, true, true) => kernel_enc_aes128_eor3,
+                (12, true, true) => kernel_enc_aes192_eor3,
+                (_, true, true) => kernel_enc_aes256_eor3,
+                (10, false, true) => kernel_dec_aes128_eor3,
+                (12, false, true) => kernel_dec_aes192_eor3,
+                (_, false, true) => kernel_dec_aes256_eor3,
             };
             f(k, &mut c, &mut acc, src, dst, groups);
         }
@@ -680,10 +730,10 @@ const GHASH_BLOCKS: usize = 16;
 
 /// GHASH-only loop: sixteen blocks per iteration with H^16..H^1, Karatsuba in pairs,
 /// one reduction.
-#[inline(never)]
-#[target_feature(enable = "neon,aes")]
-unsafe fn kernel_ghash(k: &CeKey, y: &mut uint8x16_t, mut data: *const u8, iterations: usize) {
-    // SAFETY: `data` holds 256*iterations bytes (caller's contract); features enabled;
+#[inline(always)]
+unsafe fn ghash_loop(k: &CeKey, y: &mut uint8x16_t, mut data: *const u8, iterations: usize) {
+    // SAFETY: `data` holds 256*iterations bytes (caller's contract); only inlined into
+    // the `neon,aes` kernels below;
     // the indices below are < 16 (h) and < 8 (hk).
     unsafe {
         let mut acc = *y;
@@ -707,6 +757,15 @@ unsafe fn kernel_ghash(k: &CeKey, y: &mut uint8x16_t, mut data: *const u8, itera
         }
         *y = acc;
     }
+}
+
+/// GHASH-only steady-state loop. (Both backend variants use it: with EOR3 the model
+/// of V1 gets slower here, not faster.)
+#[inline(never)]
+#[target_feature(enable = "neon,aes")]
+unsafe fn kernel_ghash(k: &CeKey, y: &mut uint8x16_t, data: *const u8, iterations: usize) {
+    // SAFETY: forwarded contract; features enabled on this function.
+    unsafe { ghash_loop(k, y, data, iterations) }
 }
 
 #[target_feature(enable = "neon,aes")]

@@ -26,10 +26,14 @@ pub enum BackendId {
     Soft = 1,
     #[cfg(target_arch = "aarch64")]
     Aarch64Ce = 2,
+    #[cfg(target_arch = "aarch64")]
+    Aarch64CeEor3 = 3,
 }
 
 /// Every backend compiled into this build, best first.
 pub(crate) const COMPILED: &[BackendId] = &[
+    #[cfg(target_arch = "aarch64")]
+    BackendId::Aarch64CeEor3,
     #[cfg(target_arch = "aarch64")]
     BackendId::Aarch64Ce,
     BackendId::Soft,
@@ -55,7 +59,12 @@ macro_rules! with_backend {
             }
             #[cfg(target_arch = "aarch64")]
             $crate::backend::BackendId::Aarch64Ce => {
-                type $B = $crate::backend::aarch64_ce::Aarch64Ce;
+                type $B = $crate::backend::aarch64_ce::Aarch64Ce<false>;
+                $body
+            }
+            #[cfg(target_arch = "aarch64")]
+            $crate::backend::BackendId::Aarch64CeEor3 => {
+                type $B = $crate::backend::aarch64_ce::Aarch64Ce<true>;
                 $body
             }
         }
