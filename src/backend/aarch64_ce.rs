@@ -463,15 +463,6 @@ unsafe fn ghash8(p: &HPowers, mut y: uint8x16_t, x: &[uint8x16_t; GROUP]) -> uin
     y
 }
 
-/// (y + x)·H for one natural-order block.
-#[inline]
-#[target_feature(enable = "neon,aes")]
-unsafe fn ghash1(p: &HPowers, y: uint8x16_t, x: uint8x16_t) -> uint8x16_t {
-    let mut acc = Acc::new();
-    acc.mul_add(veorq_u8(y, x), p.h[0], p.hk[0]);
-    acc.reduce()
-}
-
 // ------------------------------------------------------------------ counters
 
 /// Counter block with the 32-bit counter in lane 3 in native order, so a vector add
@@ -709,18 +700,84 @@ unsafe fn crypt<const ENC: bool, const X3: bool>(
         }
         let done = groups * GROUP;
         if done < blocks {
-            let p = load_h(k);
-            for i in done..blocks {
-                let x = vld1q_u8(src.add(16 * i));
-                let ks = aes_block(k, ctr_block(c, 0));
-                c = vaddq_u32(c, vsetq_lane_u32::<3>(1, vdupq_n_u32(0)));
-                let o = veorq_u8(x, ks);
-                vst1q_u8(dst.add(16 * i), o);
-                acc = ghash1(&p, acc, vrbitq_u8(if ENC { o } else { x }));
-            }
+            crypt_tail::<ENC>(
+                k,
+                &mut c,
+                &mut acc,
+                src.add(16 * done),
+                dst.add(16 * done),
+                blocks - done,
+            );
         }
         ctr_from_native(c, ctr);
         vst1q_u8(y.as_mut_ptr(), vrbitq_u8(acc));
+    }
+}
+
+/// The last 1..=7 whole blocks (and all of a short message): the blocks' AES runs
+/// round-major so they overlap in the pipeline, and their GHASH is aggregated with
+/// H^n..H^1 and reduced once, instead of one serial block and one reduction at a time.
+#[inline(never)]
+#[target_feature(enable = "neon,aes")]
+unsafe fn crypt_tail<const ENC: bool>(
+    k: &CeKey,
+    c: &mut uint32x4_t,
+    acc: &mut uint8x16_t,
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
+    debug_assert!((1..GROUP).contains(&n));
+    // SAFETY: `src`/`dst` hold 16*n bytes (caller's contract); features enabled; the
+    // indices are < n ≤ 7 (public) and < rounds + 1 ≤ 15.
+    unsafe {
+        let mut ks = [vdupq_n_u8(0); GROUP];
+        for (i, b) in ks.iter_mut().enumerate().take(n) {
+            *b = ctr_block(*c, i as u32);
+        }
+        *c = vaddq_u32(*c, vsetq_lane_u32::<3>(n as u32, vdupq_n_u32(0)));
+        let rounds = k.rounds as usize;
+        for r in 0..rounds - 1 {
+            let key = vld1q_u8(k.rk[r].as_ptr());
+            for b in ks.iter_mut().take(n) {
+                *b = vaesmcq_u8(vaeseq_u8(*b, key));
+            }
+        }
+        let (key, last) = (
+            vld1q_u8(k.rk[rounds - 1].as_ptr()),
+            vld1q_u8(k.rk[rounds].as_ptr()),
+        );
+        let mut sum = Acc::new();
+        for (i, b) in ks.iter().enumerate().take(n) {
+            let x = vld1q_u8(src.add(16 * i));
+            let o = veorq_u8(veorq_u8(vaeseq_u8(*b, key), last), x);
+            vst1q_u8(dst.add(16 * i), o);
+            let mut h = vrbitq_u8(if ENC { o } else { x });
+            if i == 0 {
+                h = veorq_u8(h, *acc);
+            }
+            let hp = vld1q_u8(k.h[n - 1 - i].as_ptr());
+            sum.mul_add(h, hp, veorq_u8(hp, vextq_u8::<8>(hp, hp)));
+        }
+        *acc = sum.reduce();
+    }
+}
+
+/// GHASH of 1..=7 blocks, aggregated with H^n..H^1 and reduced once.
+#[target_feature(enable = "neon,aes")]
+unsafe fn ghash_tail(k: &CeKey, acc: uint8x16_t, data: *const u8, n: usize) -> uint8x16_t {
+    // SAFETY: `data` holds 16*n bytes (caller's contract); features enabled; n ≤ 7.
+    unsafe {
+        let mut sum = Acc::new();
+        for i in 0..n {
+            let mut h = vrbitq_u8(vld1q_u8(data.add(16 * i)));
+            if i == 0 {
+                h = veorq_u8(h, acc);
+            }
+            let hp = vld1q_u8(k.h[n - 1 - i].as_ptr());
+            sum.mul_add(h, hp, veorq_u8(hp, vextq_u8::<8>(hp, hp)));
+        }
+        sum.reduce()
     }
 }
 
@@ -787,8 +844,8 @@ unsafe fn ghash(k: &CeKey, y: &mut [u8; 16], mut data: *const u8, blocks: usize)
             data = data.add(16 * GROUP);
             left -= GROUP;
         }
-        for i in 0..left {
-            acc = ghash1(&p, acc, vrbitq_u8(vld1q_u8(data.add(16 * i))));
+        if left > 0 {
+            acc = ghash_tail(k, acc, data, left);
         }
         vst1q_u8(y.as_mut_ptr(), vrbitq_u8(acc));
     }
