@@ -85,6 +85,10 @@ impl Key {
         with_backend!(self.backend(), B => B::encrypt_block(&self.material, block))
     }
 
+    fn encrypt_block2(&self, a: &mut [u8; 16], b: &mut [u8; 16]) {
+        with_backend!(self.backend(), B => B::encrypt_block2(&self.material, a, b))
+    }
+
     fn ghash(&self, y: &mut [u8; 16], data: &[u8]) {
         debug_assert!(data.len() % BLOCK == 0);
         // SAFETY: `data` is a valid slice of `data.len()` bytes, a multiple of 16.
@@ -220,6 +224,47 @@ impl Core {
         self.data_len = self.data_len.wrapping_add(len as u64);
     }
 
+    /// [`Core::crypt`] over `len` > 0 bytes of whole blocks that start a message, also
+    /// returning E(K, J0), the tag mask: the backend computes it alongside the blocks.
+    ///
+    /// # Safety
+    /// As for [`Core::crypt`].
+    pub(crate) unsafe fn crypt_first(
+        &mut self,
+        key: &Key,
+        dir: Direction,
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> [u8; 16] {
+        debug_assert!(len > 0 && len % BLOCK == 0);
+        let mut mask = self.j0;
+        // SAFETY: forwarded from the caller: both buffers hold `len` bytes.
+        with_backend!(key.backend(), B => unsafe {
+            B::crypt_ghash_j0(
+                &key.material,
+                dir == Direction::Encrypt,
+                &mut self.ctr,
+                &mut self.y,
+                src,
+                dst,
+                len / BLOCK,
+                &mut mask,
+            )
+        });
+        self.data_len = self.data_len.wrapping_add(len as u64);
+        mask
+    }
+
+    /// E(K, ctr) and E(K, J0) together (a message whose first data is under a block);
+    /// then ctr += 1.
+    fn next_keystream_and_mask(&mut self, key: &Key) -> ([u8; 16], [u8; 16]) {
+        let (mut ks, mut mask) = (self.ctr, self.j0);
+        key.encrypt_block2(&mut ks, &mut mask);
+        inc32(&mut self.ctr);
+        (ks, mask)
+    }
+
     /// E(K, ctr), then ctr += 1.
     fn next_keystream(&mut self, key: &Key) -> [u8; 16] {
         let mut ks = self.ctr;
@@ -231,12 +276,20 @@ impl Core {
     /// The full 16-byte tag: GHASH of the lengths block, masked with E(K, J0).
     /// Leaves `y` modified (as nettle's `gcm_digest` does).
     pub fn finish(&mut self, key: &Key) -> [u8; 16] {
+        let mut mask = self.j0;
+        key.encrypt_block(&mut mask);
+        let tag = self.finish_masked(key, &mask);
+        wipe_bytes(&mut mask);
+        tag
+    }
+
+    /// [`Core::finish`] with E(K, J0) already computed.
+    fn finish_masked(&mut self, key: &Key, mask: &[u8; 16]) -> [u8; 16] {
         let mut lens = [0u8; 16];
         lens[..8].copy_from_slice(&self.aad_len.wrapping_mul(8).to_be_bytes());
         lens[8..].copy_from_slice(&self.data_len.wrapping_mul(8).to_be_bytes());
         key.ghash(&mut self.y, &lens);
-        let mut tag = self.j0;
-        key.encrypt_block(&mut tag);
+        let mut tag = *mask;
         for (t, y) in tag.iter_mut().zip(self.y) {
             *t ^= y;
         }
@@ -279,8 +332,11 @@ pub struct Message {
     keystream: [u8; 16],
     /// The tag once computed (phase Done).
     tag: [u8; 16],
+    /// E(K, J0), computed with the first data (see `Core::crypt_first`).
+    mask: [u8; 16],
     pending_len: u8,
     phase: Phase,
+    mask_ready: bool,
 }
 
 impl Message {
@@ -294,8 +350,10 @@ impl Message {
             pending: [0; 16],
             keystream: [0; 16],
             tag: [0; 16],
+            mask: [0; 16],
             pending_len: 0,
             phase: Phase::Aad,
+            mask_ready: false,
         })
     }
 
@@ -444,7 +502,14 @@ impl Message {
         let whole = len / BLOCK * BLOCK;
         if whole > 0 {
             // SAFETY: `whole` ≤ len bytes remain in both buffers.
-            unsafe { self.core.crypt(key, dir, src, dst, whole) };
+            unsafe {
+                if self.mask_ready {
+                    self.core.crypt(key, dir, src, dst, whole);
+                } else {
+                    self.mask = self.core.crypt_first(key, dir, src, dst, whole);
+                    self.mask_ready = true;
+                }
+            }
             // SAFETY: as above.
             unsafe {
                 src = src.add(whole);
@@ -455,7 +520,12 @@ impl Message {
 
         // Open a new partial block with the rest.
         if len > 0 {
-            self.keystream = self.core.next_keystream(key);
+            if self.mask_ready {
+                self.keystream = self.core.next_keystream(key);
+            } else {
+                (self.keystream, self.mask) = self.core.next_keystream_and_mask(key);
+                self.mask_ready = true;
+            }
             for i in 0..len {
                 // SAFETY: i < len: inside both buffers; read before write.
                 unsafe {
@@ -492,7 +562,13 @@ impl Message {
                 }
             }
         }
-        self.tag = self.core.finish(key);
+        if !self.mask_ready {
+            self.mask = self.core.j0;
+            key.encrypt_block(&mut self.mask);
+            self.mask_ready = true;
+        }
+        self.tag = self.core.finish_masked(key, &self.mask);
+        wipe_bytes(&mut self.mask);
         wipe_bytes(&mut self.keystream);
         wipe_bytes(&mut self.pending);
         self.phase = Phase::Done;
@@ -548,6 +624,7 @@ impl Message {
         wipe_bytes(&mut self.pending);
         wipe_bytes(&mut self.keystream);
         wipe_bytes(&mut self.tag);
+        wipe_bytes(&mut self.mask);
         self.pending_len = 0;
         self.phase = Phase::Done;
     }

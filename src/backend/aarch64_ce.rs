@@ -73,6 +73,36 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         }
     }
 
+    fn encrypt_block2(m: &Material, a: &mut [u8; 16], b: &mut [u8; 16]) {
+        let k: &CeKey = m.view();
+        // SAFETY: CPU support checked when the key was made; 16-byte blocks.
+        unsafe {
+            let (x, y) = aes_block2(k, vld1q_u8(a.as_ptr()), vld1q_u8(b.as_ptr()));
+            vst1q_u8(a.as_mut_ptr(), x);
+            vst1q_u8(b.as_mut_ptr(), y);
+        }
+    }
+
+    unsafe fn crypt_ghash_j0(
+        m: &Material,
+        encrypt: bool,
+        ctr: &mut [u8; 16],
+        y: &mut [u8; 16],
+        src: *const u8,
+        dst: *mut u8,
+        blocks: usize,
+        j0: &mut [u8; 16],
+    ) {
+        // SAFETY: forwarded contract; CPU support checked at key setup.
+        unsafe {
+            if encrypt {
+                crypt::<true, EOR3>(m.view(), ctr, y, src, dst, blocks, Some(j0))
+            } else {
+                crypt::<false, EOR3>(m.view(), ctr, y, src, dst, blocks, Some(j0))
+            }
+        }
+    }
+
     unsafe fn ghash(m: &Material, y: &mut [u8; 16], data: *const u8, blocks: usize) {
         // SAFETY: forwarded contract; CPU support checked at key setup.
         unsafe { ghash(m.view(), y, data, blocks) }
@@ -87,7 +117,7 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         blocks: usize,
     ) {
         // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe { crypt::<true, EOR3>(m.view(), ctr, y, src, dst, blocks) }
+        unsafe { crypt::<true, EOR3>(m.view(), ctr, y, src, dst, blocks, None) }
     }
 
     unsafe fn decrypt_ghash(
@@ -99,7 +129,7 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         blocks: usize,
     ) {
         // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe { crypt::<false, EOR3>(m.view(), ctr, y, src, dst, blocks) }
+        unsafe { crypt::<false, EOR3>(m.view(), ctr, y, src, dst, blocks, None) }
     }
 
     unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {
@@ -206,6 +236,27 @@ unsafe fn aes_block(k: &CeKey, mut b: uint8x16_t) -> uint8x16_t {
         }
         b = vaeseq_u8(b, vld1q_u8(k.rk[rounds - 1].as_ptr()));
         veorq_u8(b, vld1q_u8(k.rk[rounds].as_ptr()))
+    }
+}
+
+/// Encrypts two blocks with a key of any size, interleaved.
+#[inline]
+#[target_feature(enable = "neon,aes")]
+unsafe fn aes_block2(k: &CeKey, mut a: uint8x16_t, mut b: uint8x16_t) -> (uint8x16_t, uint8x16_t) {
+    let rounds = k.rounds as usize;
+    // SAFETY: neon+aes enabled; indices < rounds+1 ≤ 15.
+    unsafe {
+        for r in 0..rounds - 1 {
+            let key = vld1q_u8(k.rk[r].as_ptr());
+            a = vaesmcq_u8(vaeseq_u8(a, key));
+            b = vaesmcq_u8(vaeseq_u8(b, key));
+        }
+        let key = vld1q_u8(k.rk[rounds - 1].as_ptr());
+        let last = vld1q_u8(k.rk[rounds].as_ptr());
+        (
+            veorq_u8(vaeseq_u8(a, key), last),
+            veorq_u8(vaeseq_u8(b, key), last),
+        )
     }
 }
 
@@ -675,6 +726,7 @@ unsafe fn crypt<const ENC: bool, const X3: bool>(
     src: *const u8,
     dst: *mut u8,
     blocks: usize,
+    j0: Option<&mut [u8; 16]>,
 ) {
     // SAFETY: features enabled; `src`/`dst` hold 16*blocks bytes (caller's contract).
     unsafe {
@@ -699,7 +751,8 @@ unsafe fn crypt<const ENC: bool, const X3: bool>(
             f(k, &mut c, &mut acc, src, dst, groups);
         }
         let done = groups * GROUP;
-        if done < blocks {
+        if done < blocks || j0.is_some() {
+            // J0 (first data of a message) rides along as one more lane of the tail.
             crypt_tail::<ENC>(
                 k,
                 &mut c,
@@ -707,6 +760,7 @@ unsafe fn crypt<const ENC: bool, const X3: bool>(
                 src.add(16 * done),
                 dst.add(16 * done),
                 blocks - done,
+                j0,
             );
         }
         ctr_from_native(c, ctr);
@@ -714,9 +768,10 @@ unsafe fn crypt<const ENC: bool, const X3: bool>(
     }
 }
 
-/// The last 1..=7 whole blocks (and all of a short message): the blocks' AES runs
+/// The last 0..=7 whole blocks (all of a short message): the blocks' AES runs
 /// round-major so they overlap in the pipeline, and their GHASH is aggregated with
 /// H^n..H^1 and reduced once, instead of one serial block and one reduction at a time.
+/// `j0`, when given, is encrypted in place as one more lane.
 #[inline(never)]
 #[target_feature(enable = "neon,aes")]
 unsafe fn crypt_tail<const ENC: bool>(
@@ -726,20 +781,28 @@ unsafe fn crypt_tail<const ENC: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
+    j0: Option<&mut [u8; 16]>,
 ) {
-    debug_assert!((1..GROUP).contains(&n));
+    debug_assert!(n < GROUP);
     // SAFETY: `src`/`dst` hold 16*n bytes (caller's contract); features enabled; the
-    // indices are < n ≤ 7 (public) and < rounds + 1 ≤ 15.
+    // indices are ≤ n ≤ 7 (public) and < rounds + 1 ≤ 15.
     unsafe {
         let mut ks = [vdupq_n_u8(0); GROUP];
         for (i, b) in ks.iter_mut().enumerate().take(n) {
             *b = ctr_block(*c, i as u32);
         }
         *c = vaddq_u32(*c, vsetq_lane_u32::<3>(n as u32, vdupq_n_u32(0)));
+        let lanes = match &j0 {
+            Some(j) => {
+                ks[n] = vld1q_u8(j.as_ptr());
+                n + 1
+            }
+            None => n,
+        };
         let rounds = k.rounds as usize;
         for r in 0..rounds - 1 {
             let key = vld1q_u8(k.rk[r].as_ptr());
-            for b in ks.iter_mut().take(n) {
+            for b in ks.iter_mut().take(lanes) {
                 *b = vaesmcq_u8(vaeseq_u8(*b, key));
             }
         }
@@ -747,6 +810,12 @@ unsafe fn crypt_tail<const ENC: bool>(
             vld1q_u8(k.rk[rounds - 1].as_ptr()),
             vld1q_u8(k.rk[rounds].as_ptr()),
         );
+        if let Some(j) = j0 {
+            vst1q_u8(j.as_mut_ptr(), veorq_u8(vaeseq_u8(ks[n], key), last));
+        }
+        if n == 0 {
+            return;
+        }
         let mut sum = Acc::new();
         for (i, b) in ks.iter().enumerate().take(n) {
             let x = vld1q_u8(src.add(16 * i));

@@ -176,4 +176,40 @@ pub(crate) trait Backend {
     /// # Safety
     /// As for [`Backend::encrypt_ghash`].
     unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize);
+
+    /// Encrypts two independent blocks in place (J0 and the keystream block of a message
+    /// shorter than one block). Backends that run several blocks at once override it.
+    fn encrypt_block2(m: &Material, a: &mut [u8; 16], b: &mut [u8; 16]) {
+        Self::encrypt_block(m, a);
+        Self::encrypt_block(m, b);
+    }
+
+    /// The first data of a message: [`Backend::encrypt_ghash`] or
+    /// [`Backend::decrypt_ghash`] over `blocks` ≥ 1, and also encrypts `j0` in place, so
+    /// that E(K, J0) for the tag can ride along with the first blocks instead of costing
+    /// a call of its own (it matters for short messages).
+    ///
+    /// # Safety
+    /// As for [`Backend::encrypt_ghash`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn crypt_ghash_j0(
+        m: &Material,
+        encrypt: bool,
+        ctr: &mut [u8; 16],
+        y: &mut [u8; 16],
+        src: *const u8,
+        dst: *mut u8,
+        blocks: usize,
+        j0: &mut [u8; 16],
+    ) {
+        Self::encrypt_block(m, j0);
+        // SAFETY: forwarded contract.
+        unsafe {
+            if encrypt {
+                Self::encrypt_ghash(m, ctr, y, src, dst, blocks)
+            } else {
+                Self::decrypt_ghash(m, ctr, y, src, dst, blocks)
+            }
+        }
+    }
 }

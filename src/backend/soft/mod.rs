@@ -83,6 +83,14 @@ impl Backend for Soft {
         *block = b[0];
     }
 
+    fn encrypt_block2(m: &Material, a: &mut [u8; 16], b: &mut [u8; 16]) {
+        let k: &SoftKey = m.view();
+        let mut blocks = [*a, *b, [0; 16], [0; 16]];
+        aes::encrypt4(&k.aes, &mut blocks);
+        (*a, *b) = (blocks[0], blocks[1]);
+        crate::util::wipe_bytes(blocks.as_flattened_mut());
+    }
+
     unsafe fn ghash(m: &Material, y: &mut [u8; 16], data: *const u8, blocks: usize) {
         let k: &SoftKey = m.view();
         // SAFETY: the caller guarantees `data` is readable for 16*blocks bytes.
