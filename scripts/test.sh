@@ -34,7 +34,7 @@ started=$(date +%s)
 
 # record TARGET CPU BACKEND SUITE PASSED FAILED
 record() {
-  rows+=("$(printf '%-14s %-11s %-13s %-22s %7s %7s' "$1" "$2" "$3" "$4" "$5" "$6")")
+  rows+=("$(printf '%-14s %-11s %-17s %-22s %7s %7s' "$1" "$2" "$3" "$4" "$5" "$6")")
   total_pass=$((total_pass + $5)); total_fail=$((total_fail + $6))
 }
 
@@ -177,7 +177,7 @@ fi
 
 # ---------------------------------------------------------------- summary
 step "summary (* = detected backend; others forced with STITCHGCM_IMPL) in $(( $(date +%s) - started ))s"
-printf '%-14s %-11s %-13s %-22s %7s %7s\n' target cpu backend suite passed failed
+printf '%-14s %-11s %-17s %-22s %7s %7s\n' target cpu backend suite passed failed
 printf '%s\n' "${rows[@]}"
 echo
 echo "$total_pass passed, $total_fail failed"
