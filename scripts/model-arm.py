@@ -71,6 +71,12 @@ class Row:
     def __init__(self, kid, target, nbytes, cpuset, pattern, note=''):
         self.id, self.target, self.bytes, self.cpuset = kid, target, nbytes, cpuset
         self.pattern, self.note = pattern, note
+        # "expect aese=80 pmull=26" in the note: instruction counts the steady-state loop
+        # must contain. A mismatch means the wrong loop was found (typically LLVM left an
+        # inner loop over AES rounds rolled, and that tiny loop got modelled).
+        m = re.search(r'expect((?:\s+\w+=\d+)+)', note)
+        self.expect = dict((k, int(v)) for k, v in
+                           (kv.split('=') for kv in m.group(1).split())) if m else {}
 
 
 def read_table(path):
@@ -356,6 +362,12 @@ def locate(row, funcs):
     if r.check == 'WARN':
         r.notes.append(f'bytes/iteration {row.bytes:g} from the table disagrees with the loop: '
                        + '; '.join(r.check_detail))
+    for mnem, want in row.expect.items():
+        have = sum(1 for i in loop.insns if i.mnem.startswith(mnem))
+        if have != want:
+            r.check = 'WARN'
+            r.notes.append(f'expected {want} {mnem}* instructions in the loop, found {have}: '
+                           'wrong loop (a rolled inner loop?) or a changed kernel')
     if any(CALL.match(i.mnem) for i in loop.insns):
         names = {fn.addr: fn.norm for fn in funcs}
         r.notes.append('loop makes calls, callee work NOT modelled: ' + '; '.join(

@@ -45,19 +45,21 @@ HELPER=$ROOT/scripts/model-arm.py
 # A53/A57/A72/N1/V1, a32ce = A57/A72 (LLVM has no AArch32 A53/N1/V1 model), a32neon = A57/A72/A9
 # (ARMv7 kernels that need no crypto extensions); symbol: fragment of the demangled path,
 # matched at :: boundaries, hash ignored.  A kernel whose symbol is not in the build is
-# printed as "missing".  Add a row per new kernel; text after # is a note shown in the report.
+# printed as "missing".  Add a row per new kernel; text after # is a note shown in the report;
+# "expect aese=N pmull=M" in it makes the check column WARN unless the modelled loop holds
+# exactly that many such instructions (catches a rolled inner loop being modelled instead).
 KERNELS=$(cat <<'TABLE'
 # id            target bytes cpus     symbol
-enc128          a64    128   a64      aarch64_ce::kernel_enc_aes128   # stitched CTR+GHASH, 8 blocks
-enc192          a64    128   a64      aarch64_ce::kernel_enc_aes192
-enc256          a64    128   a64      aarch64_ce::kernel_enc_aes256
-dec128          a64    128   a64      aarch64_ce::kernel_dec_aes128
-dec192          a64    128   a64      aarch64_ce::kernel_dec_aes192
-dec256          a64    128   a64      aarch64_ce::kernel_dec_aes256
-ghash           a64    256   a64      aarch64_ce::kernel_ghash        # GHASH only, 16 blocks
-enc128-eor3     a64    128   a64      aarch64_ce::kernel_enc_aes128_eor3 # EOR3 variant (SHA3 cores)
-enc256-eor3     a64    128   a64      aarch64_ce::kernel_enc_aes256_eor3 # EOR3 variant (SHA3 cores)
-dec128-eor3     a64    128   a64      aarch64_ce::kernel_dec_aes128_eor3 # EOR3 variant (SHA3 cores)
+enc128          a64    128   a64      aarch64_ce::kernel_enc_aes128   # stitched CTR+GHASH, 8 blocks; expect aese=80 pmull=26
+enc192          a64    128   a64      aarch64_ce::kernel_enc_aes192   # expect aese=96 pmull=26
+enc256          a64    128   a64      aarch64_ce::kernel_enc_aes256   # expect aese=112 pmull=26
+dec128          a64    128   a64      aarch64_ce::kernel_dec_aes128   # expect aese=80 pmull=26
+dec192          a64    128   a64      aarch64_ce::kernel_dec_aes192   # expect aese=96 pmull=26
+dec256          a64    128   a64      aarch64_ce::kernel_dec_aes256   # expect aese=112 pmull=26
+ghash           a64    256   a64      aarch64_ce::kernel_ghash        # GHASH only, 16 blocks; expect pmull=50
+enc128-eor3     a64    128   a64      aarch64_ce::kernel_enc_aes128_eor3 # EOR3 variant (SHA3 cores); expect aese=80 pmull=26
+enc256-eor3     a64    128   a64      aarch64_ce::kernel_enc_aes256_eor3 # EOR3 variant (SHA3 cores); expect aese=112 pmull=26
+dec128-eor3     a64    128   a64      aarch64_ce::kernel_dec_aes128_eor3 # EOR3 variant (SHA3 cores); expect aese=80 pmull=26
 # aarch64_neon / arm_ce / arm_neon kernels: add rows as they land, e.g.
 #   neon-ghash  a64    64    a64      aarch64_neon::kernel_ghash
 #   a32-enc128  a32    64    a32ce    arm_ce::kernel_enc_aes128

@@ -170,6 +170,15 @@ for line in open(sys.argv[1]):
 
 if [ -z "$only" ] || [ "$only" = aarch64 ]; then
   cross_suite aarch64-unknown-linux-gnu aarch64-linux-gnu-gcc qemu-aarch64 /usr/aarch64-linux-gnu max cortex-a57
+  # The llvm-mca model as a structure check, not a timing test: every kernel must be found
+  # and its loop must hold the AESE/PMULL counts the table expects (scripts/model-arm.sh).
+  step "aarch64: model (llvm-mca)"
+  log="$logdir/model-arm.log"
+  bash scripts/model-arm.sh --target aarch64 --no-build >"$log" 2>&1; rc=$?
+  bad=$(grep -E '^\| ' "$log" | grep -cE 'WARN|missing|no loop' || true)
+  if [ $rc = 0 ] && [ "$bad" = 0 ]; then record aarch64 - - "model structure" 1 0
+  else record aarch64 - - "model structure" 0 1; cat "$log"; fi
+  grep -E '^\| (kernel|enc|dec|ghash)' "$log" || true
 fi
 if [ -z "$only" ] || [ "$only" = armv7 ]; then
   cross_suite armv7-unknown-linux-gnueabihf arm-linux-gnueabihf-gcc qemu-arm /usr/arm-linux-gnueabihf cortex-a15 max
