@@ -62,6 +62,29 @@ impl Key {
         Ok(k)
     }
 
+    /// [`Key::with_backend`] into existing memory (caller-owned C structs), so that no
+    /// copy of the expanded key is left behind on the stack.
+    pub(crate) fn init_in_place(&mut self, key: &[u8], backend: BackendId) -> Result<(), Error> {
+        if !matches!(key.len(), 16 | 24 | 32) {
+            return Err(Error::InvalidKeyLength);
+        }
+        if !backend.is_available() {
+            return Err(Error::NotSupported);
+        }
+        self.material.wipe();
+        self.backend = backend as u8;
+        self.key_len = key.len() as u8;
+        with_backend!(backend, B => B::init(&mut self.material, key));
+        Ok(())
+    }
+
+    /// Whether the stored backend id names a backend of this build that this CPU runs
+    /// (a check on keys found in caller-owned memory).
+    pub(crate) fn is_usable(&self) -> bool {
+        BackendId::from_u8(self.backend).is_some_and(|b| b.is_available())
+            && matches!(self.key_len, 16 | 24 | 32)
+    }
+
     pub fn backend(&self) -> BackendId {
         // `backend` is only ever written from a valid id in `with_backend`.
         BackendId::from_u8(self.backend).unwrap_or(BackendId::Soft)
@@ -81,7 +104,7 @@ impl Key {
         self.material.wipe();
     }
 
-    fn encrypt_block(&self, block: &mut [u8; 16]) {
+    pub(crate) fn encrypt_block(&self, block: &mut [u8; 16]) {
         with_backend!(self.backend(), B => B::encrypt_block(&self.material, block))
     }
 
@@ -113,6 +136,60 @@ impl core::fmt::Debug for Key {
     }
 }
 
+/// What [`Core`] needs from a key: one-block encryption, GHASH, and CTR+GHASH over whole
+/// blocks. [`Key`] implements it with a backend's fused kernels; the nettle front-end
+/// implements it for a caller-supplied block cipher (nettle's generic `gcm_*` functions
+/// accept any 128-bit cipher), so the GCM rules stay in this file either way.
+pub(crate) trait BlockKey {
+    fn encrypt_block(&self, block: &mut [u8; 16]);
+
+    /// y = GHASH_H(y, data); `data` is whole blocks.
+    fn ghash(&self, y: &mut [u8; 16], data: &[u8]);
+
+    /// CTR over `blocks` whole blocks from `ctr` (advanced, inc32), with GHASH of the
+    /// ciphertext into `y`.
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `16 * blocks` bytes; equal or disjoint.
+    unsafe fn crypt_blocks(
+        &self,
+        dir: Direction,
+        ctr: &mut [u8; 16],
+        y: &mut [u8; 16],
+        src: *const u8,
+        dst: *mut u8,
+        blocks: usize,
+    );
+}
+
+impl BlockKey for Key {
+    fn encrypt_block(&self, block: &mut [u8; 16]) {
+        Key::encrypt_block(self, block)
+    }
+
+    fn ghash(&self, y: &mut [u8; 16], data: &[u8]) {
+        Key::ghash(self, y, data)
+    }
+
+    unsafe fn crypt_blocks(
+        &self,
+        dir: Direction,
+        ctr: &mut [u8; 16],
+        y: &mut [u8; 16],
+        src: *const u8,
+        dst: *mut u8,
+        blocks: usize,
+    ) {
+        // SAFETY: forwarded from the caller.
+        with_backend!(self.backend(), B => unsafe {
+            match dir {
+                Direction::Encrypt => B::encrypt_ghash(&self.material, ctr, y, src, dst, blocks),
+                Direction::Decrypt => B::decrypt_ghash(&self.material, ctr, y, src, dst, blocks),
+            }
+        })
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Direction {
     Encrypt,
@@ -138,12 +215,12 @@ pub struct Core {
 impl Core {
     /// Starts a message: J0 = IV‖0^31‖1 for 96-bit IVs, else GHASH(IV‖pad‖[len(IV)]64).
     /// Any IV length is accepted here (nettle accepts 0); callers enforce their rules.
-    pub fn start(key: &Key, iv: &[u8]) -> Core {
+    pub(crate) fn start(key: &impl BlockKey, iv: &[u8]) -> Core {
+        if let Ok(iv96) = <&[u8; 12]>::try_from(iv) {
+            return Core::start_96(iv96);
+        }
         let mut j0 = [0u8; 16];
-        if iv.len() == 12 {
-            j0[..12].copy_from_slice(iv);
-            j0[15] = 1;
-        } else {
+        {
             let whole = iv.len() / BLOCK * BLOCK;
             key.ghash(&mut j0, &iv[..whole]);
             let mut last = [0u8; 16];
@@ -155,6 +232,18 @@ impl Core {
             last[8..].copy_from_slice(&(iv.len() as u64).wrapping_mul(8).to_be_bytes());
             key.ghash(&mut j0, &last);
         }
+        Core::with_j0(j0)
+    }
+
+    /// [`Core::start`] for a 96-bit IV, which needs no key: J0 = IV‖0^31‖1.
+    pub(crate) fn start_96(iv: &[u8; 12]) -> Core {
+        let mut j0 = [0u8; 16];
+        j0[..12].copy_from_slice(iv);
+        j0[15] = 1;
+        Core::with_j0(j0)
+    }
+
+    fn with_j0(j0: [u8; 16]) -> Core {
         let mut ctr = j0;
         inc32(&mut ctr);
         Core {
@@ -168,7 +257,7 @@ impl Core {
 
     /// Absorbs AAD; all but the last call of a message must be multiples of 16 bytes
     /// (a partial block is zero-padded).
-    pub fn aad(&mut self, key: &Key, data: &[u8]) {
+    pub(crate) fn aad(&mut self, key: &impl BlockKey, data: &[u8]) {
         let whole = data.len() / BLOCK * BLOCK;
         key.ghash(&mut self.y, &data[..whole]);
         if whole < data.len() {
@@ -186,7 +275,7 @@ impl Core {
     /// `src` readable and `dst` writable for `len` bytes; equal or disjoint.
     pub(crate) unsafe fn crypt(
         &mut self,
-        key: &Key,
+        key: &impl BlockKey,
         dir: Direction,
         src: *const u8,
         dst: *mut u8,
@@ -195,14 +284,7 @@ impl Core {
         let blocks = len / BLOCK;
         if blocks > 0 {
             // SAFETY: forwarded from the caller: both buffers hold `len` ≥ 16*blocks bytes.
-            with_backend!(key.backend(), B => unsafe {
-                match dir {
-                    Direction::Encrypt => B::encrypt_ghash(
-                        &key.material, &mut self.ctr, &mut self.y, src, dst, blocks),
-                    Direction::Decrypt => B::decrypt_ghash(
-                        &key.material, &mut self.ctr, &mut self.y, src, dst, blocks),
-                }
-            });
+            unsafe { key.crypt_blocks(dir, &mut self.ctr, &mut self.y, src, dst, blocks) };
         }
         let tail = len - blocks * BLOCK;
         if tail > 0 {
@@ -266,7 +348,7 @@ impl Core {
     }
 
     /// E(K, ctr), then ctr += 1.
-    fn next_keystream(&mut self, key: &Key) -> [u8; 16] {
+    fn next_keystream(&mut self, key: &impl BlockKey) -> [u8; 16] {
         let mut ks = self.ctr;
         key.encrypt_block(&mut ks);
         inc32(&mut self.ctr);
@@ -275,7 +357,7 @@ impl Core {
 
     /// The full 16-byte tag: GHASH of the lengths block, masked with E(K, J0).
     /// Leaves `y` modified (as nettle's `gcm_digest` does).
-    pub fn finish(&mut self, key: &Key) -> [u8; 16] {
+    pub(crate) fn finish(&mut self, key: &impl BlockKey) -> [u8; 16] {
         let mut mask = self.j0;
         key.encrypt_block(&mut mask);
         let tag = self.finish_masked(key, &mask);
@@ -284,7 +366,7 @@ impl Core {
     }
 
     /// [`Core::finish`] with E(K, J0) already computed.
-    fn finish_masked(&mut self, key: &Key, mask: &[u8; 16]) -> [u8; 16] {
+    fn finish_masked(&mut self, key: &impl BlockKey, mask: &[u8; 16]) -> [u8; 16] {
         let mut lens = [0u8; 16];
         lens[..8].copy_from_slice(&self.aad_len.wrapping_mul(8).to_be_bytes());
         lens[8..].copy_from_slice(&self.data_len.wrapping_mul(8).to_be_bytes());

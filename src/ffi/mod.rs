@@ -1,3 +1,4 @@
 //! C front-ends: thin translations of each ABI into mode calls. No crypto here.
 
 pub mod native;
+pub mod nettle;

@@ -351,15 +351,18 @@ fn sub_word(w: u64) -> u64 {
     r
 }
 
-/// key.len() is 16, 24 or 32 (caller guarantees; debug_assert it).
-pub(crate) fn expand_key(key: &[u8], out: &mut BitslicedKey) {
+/// The FIPS-197 §5.2 key expansion as a byte string: round key `r` is
+/// `out[16 * r..16 * r + 16]`, the rest of `out` is zeroed. Returns the number of rounds.
+/// This byte image is also what nettle keeps in its `aes*_ctx` on little-endian hosts.
+/// `key.len()` is 16, 24 or 32 (the caller guarantees it).
+pub(crate) fn schedule_bytes(key: &[u8], out: &mut [u8; 240]) -> usize {
     debug_assert!(matches!(key.len(), 16 | 24 | 32));
     let nk = key.len() / 4;
     let rounds = nk + 6;
     let total = 4 * (rounds + 1);
 
-    // Schedule words w[i] (FIPS-197 §5.2), each a little-endian u32 of its four bytes
-    // kept in the low half of a u64 so it can be wiped with the crate's u64 wiper.
+    // Schedule words w[i], each a little-endian u32 of its four bytes kept in the low
+    // half of a u64 so it can be wiped with the crate's u64 wiper.
     let mut w = [0u64; 60];
     for (wi, b) in w.iter_mut().zip(key.chunks_exact(4)) {
         *wi = u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
@@ -375,12 +378,25 @@ pub(crate) fn expand_key(key: &[u8], out: &mut BitslicedKey) {
         }
         w[i] = w[i - nk] ^ t;
     }
+    for (dst, wi) in out.chunks_exact_mut(4).zip(&w[..total]) {
+        dst.copy_from_slice(&(*wi as u32).to_le_bytes());
+    }
+    out[4 * total..].fill(0);
+    crate::util::wipe_u64(&mut w);
+    rounds
+}
+
+/// key.len() is 16, 24 or 32 (caller guarantees; debug_assert it).
+pub(crate) fn expand_key(key: &[u8], out: &mut BitslicedKey) {
+    let mut bytes = [0u8; 240];
+    let rounds = schedule_bytes(key, &mut bytes);
 
     let mut halves = [[0u64; 2]; 4];
     for (r, dst) in out.rk.chunks_exact_mut(8).take(rounds + 1).enumerate() {
+        let rk = &bytes[16 * r..16 * r + 16];
         let h = [
-            w[4 * r] | (w[4 * r + 1] << 32),
-            w[4 * r + 2] | (w[4 * r + 3] << 32),
+            u64::from_le_bytes(rk[..8].try_into().unwrap()),
+            u64::from_le_bytes(rk[8..].try_into().unwrap()),
         ];
         halves = [h; 4];
         dst.copy_from_slice(&bitslice(&halves));
@@ -388,7 +404,7 @@ pub(crate) fn expand_key(key: &[u8], out: &mut BitslicedKey) {
     out.rk[8 * (rounds + 1)..].fill(0);
     out.rounds = rounds as u64;
 
-    crate::util::wipe_u64(&mut w);
+    crate::util::wipe_bytes(&mut bytes);
     crate::util::wipe_u64(halves.as_flattened_mut());
 }
 

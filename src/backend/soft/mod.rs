@@ -10,8 +10,9 @@ mod aes;
 mod ghash;
 
 use super::{Backend, Material, Plain};
+pub(crate) use aes::schedule_bytes;
 use aes::BitslicedKey;
-use ghash::GhashKey;
+pub(crate) use ghash::GhashKey;
 
 #[repr(C)]
 #[derive(Clone, Copy)]
