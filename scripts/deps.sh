@@ -6,7 +6,8 @@
 #     from Debian's arm64/armhf libstd-rust-web-dev packages, so ARM can be cross-built
 #     without rustup targets;
 #   - cross gcc, qemu-user, meson/ninja/pkg-config, llvm-19 (llvm-mca with N1/V1 models);
-#   - nettle, libgcrypt and OpenSSL headers for the side-by-side comparisons;
+#   - nettle, libgcrypt and OpenSSL headers for the side-by-side comparisons, gnutls-bin
+#     for the TLS loopback test, and Debian's arm64 libnettle8 for the qemu drop-in test;
 #   - the NIST CAVP GCM vectors from the cryptography-vectors wheel (PyPI).
 set -euo pipefail
 
@@ -72,6 +73,19 @@ done
 # rustup's cargo/rustfmt/clippy drive the native build; make sure the components exist.
 if command -v rustup >/dev/null 2>&1; then
   rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt || true
+fi
+
+# Debian's arm64 libnettle8 (the same version as nettle-dev), for the nettle drop-in tests
+# under qemu-aarch64 (scripts/test-nettle.sh aarch64).
+arm64=$top/.deps/arm64
+if [ ! -e "$arm64/usr/lib/aarch64-linux-gnu/libnettle.so.8" ]; then
+  ver=$(dpkg-query -W -f='${Version}' libnettle8 2>/dev/null || true)
+  log "fetching Debian's arm64 libnettle8 ${ver}"
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp"
+  (cd "$tmp" && apt-get download -qq "libnettle8:arm64${ver:+=$ver}" 2>/dev/null &&
+    mkdir -p "$arm64" && dpkg-deb -x ./libnettle8_*.deb "$arm64")
+  rm -rf "$tmp"
 fi
 
 # NIST CAVP GCM vectors (gcmEncryptExtIV*.rsp, gcmDecrypt*.rsp) from the cryptography-vectors wheel.

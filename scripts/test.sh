@@ -6,7 +6,9 @@
 #     Rust tests and the C ABI tests with the detected
 #     backend, then with every other backend forced through STITCHGCM_IMPL;
 #   - armv7 under qemu-arm -cpu cortex-a15 (NEON, no crypto extensions) and -cpu max (AArch32
-#     crypto extensions), likewise.
+#     crypto extensions), likewise;
+#   - the nettle drop-in (scripts/test-nettle.sh): x86_64 preload/relink/bindings, GnuTLS over
+#     loopback, and preload/relink under qemu-aarch64 with Debian's arm64 libnettle.
 # and prints a table: target × CPU model × backend → passed/failed.
 #
 # usage: scripts/test.sh [--no-deps] [--only native|aarch64|armv7]
@@ -101,6 +103,18 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   [ $rc != 0 ] && [ "$bad" = 0 ] && bad=1
   record x86_64 native "${backends[0]}*" "C via meson" "$ok" "$bad"
   [ $rc = 0 ] || tail -40 "$log"
+
+  # nettle drop-in: system nettle vs LD_PRELOAD / relink (every backend), symbol bindings,
+  # and GnuTLS over loopback with stitchgcm preloaded (scripts/test-nettle.sh).
+  step "nettle drop-in"
+  for m in native gnutls; do
+    log="$logdir/nettle-$m.log"
+    bash scripts/test-nettle.sh $m >"$log" 2>&1; rc=$?
+    read -r p f < <(plain_counts "$log" $rc)
+    if [ $m = native ]; then record x86_64 native all "nettle ABI (C)" $p $f
+    else record x86_64 native "${backends[0]}*" "GnuTLS loopback" $p $f; fi
+    [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
+  done
 fi
 
 # ---------------------------------------------------------------- ARM under qemu
@@ -165,6 +179,14 @@ for line in open(sys.argv[1]):
       record "$short" "$cpu" "$label" "C ABI (qemu)" $p $f
       [ $f = 0 ] || tail -20 "$log"
     done
+    if [ "$short" = aarch64 ]; then
+      # nettle drop-in with Debian's arm64 libnettle8, every backend (scripts/test-nettle.sh).
+      log="$logdir/$short-$cpu-nettle.log"
+      bash scripts/test-nettle.sh aarch64 "$cpu" >"$log" 2>&1; rc=$?
+      read -r p f < <(plain_counts "$log" $rc)
+      record "$short" "$cpu" all "nettle ABI (qemu)" $p $f
+      [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
+    fi
   done
 }
 
