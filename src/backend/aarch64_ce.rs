@@ -566,64 +566,6 @@ unsafe fn ctr_block(c: uint32x4_t, i: u32) -> uint8x16_t {
 
 // ------------------------------------------------------------------ kernels
 
-/// The stitched loop over `groups` groups of eight blocks.
-///
-/// Decryption hashes each group's ciphertext while decrypting it. Encryption lags one
-/// group: it hashes group i−1 (kept in registers) while encrypting group i, so the two
-/// streams are independent and can share the cycle; the last group is hashed after the
-/// loop. Runs of groups in which the low byte of the 32-bit counter does not wrap take
-/// the cheaper counter path of [`counters`]; the counter is public (derived from the
-/// IV), so branching on it leaks nothing secret.
-#[inline(always)]
-unsafe fn crypt_groups<const R: usize, const ENC: bool, const X3: bool>(
-    k: &CeKey,
-    ctr: &mut uint32x4_t,
-    y: &mut uint8x16_t,
-    mut src: *const u8,
-    mut dst: *mut u8,
-    groups: usize,
-) {
-    if !X3 {
-        // SAFETY: forwarded contract.
-        unsafe { crypt_groups_asm::<R, ENC>(k, ctr, y, src, dst, groups) };
-        return;
-    }
-    // SAFETY (whole body): callers are `#[target_feature(enable = "neon,aes")]`
-    // functions, and `src`/`dst` hold 128*groups bytes (caller's contract).
-    unsafe {
-        let rk = load_rk::<R>(k);
-        let p = load_h(k);
-        let mut prev = [vdupq_n_u8(0); GROUP];
-        let mut left = groups;
-        if ENC {
-            // Prologue: nothing to hash yet.
-            stitched::<R, true, false, false, X3>(&rk, &p, ctr, y, &mut prev, src, dst);
-            src = src.add(16 * GROUP);
-            dst = dst.add(16 * GROUP);
-            left -= 1;
-        }
-        while left > 0 {
-            let low = (vgetq_lane_u32::<3>(*ctr) & 0xff) as usize;
-            let run = ((256 - low) / GROUP).min(left);
-            for _ in 0..run {
-                stitched::<R, ENC, true, true, X3>(&rk, &p, ctr, y, &mut prev, src, dst);
-                src = src.add(16 * GROUP);
-                dst = dst.add(16 * GROUP);
-            }
-            left -= run;
-            if left > 0 {
-                stitched::<R, ENC, false, true, X3>(&rk, &p, ctr, y, &mut prev, src, dst);
-                src = src.add(16 * GROUP);
-                dst = dst.add(16 * GROUP);
-                left -= 1;
-            }
-        }
-        if ENC {
-            *y = ghash8(&p, *y, &prev);
-        }
-    }
-}
-
 /// Operands of the generated loops in `loops.rs`.
 ///
 /// Contract: `key` points to a `CeKey` expanded for the loop's round count; `src` and
@@ -647,21 +589,28 @@ struct LoopArgs {
     y: uint8x16_t,
 }
 
-/// [`crypt_groups`] for the non-EOR3 kernels: the steady state runs in a generated,
-/// hand-scheduled `asm!` loop (`loops.rs`, made by `gen_loops.py`).
+/// The stitched loop over `groups` groups of eight blocks; the steady state runs in a
+/// generated, hand-scheduled `asm!` loop (`loops.rs`, made by `gen_loops.py`).
+///
+/// Decryption hashes the group after the one it finishes (its ciphertext is still
+/// intact when working in place); encryption hashes the group before, read back from
+/// `dst`. The first group of an encryption is encrypted here without hashing, the last
+/// two are hashed after the loop.
 ///
 /// Why `asm!`: on Neoverse N1 AESE and PMULL issue only on one of the two vector pipes,
-/// so a loop that is bound by that pipe must keep every other vector µop off it. The loop
-/// builds counter blocks in general registers (`rev`, `orr`) and moves them in with
-/// `fmov` (no vector-pipe µop on N1), reads the blocks to hash with `ld2`, which splits
-/// two blocks into their low and high halves for Karatsuba without `trn`, folds the last
-/// round key into the input early, and reduces with a shorter sequence (the middle term is
-/// folded together with x^192). It is also rotated: an iteration finishes the previous
-/// group's last round and output while it starts the next group, so the output XORs and
-/// stores do not pile up at a point where no crypto instruction is ready. Modelled gain
-/// (llvm-mca, fused): AES-128 encrypt N1 0.906 -> 0.836 c/B, AES-256 1.180 -> 1.078.
+/// so a loop that is bound by that pipe must keep every other vector µop off it, and
+/// LLVM neither counts µops per pipe nor keeps an instruction order. The loop builds
+/// counter blocks in general registers (`rev`, `orr`; any 32-bit counter value, no
+/// special case at byte wraps) and moves them in with `fmov` (no vector-pipe µop on N1),
+/// reads the blocks to hash with `ld2`, which splits two blocks into their low and high
+/// halves for Karatsuba without `trn`, folds the last round key into the input early,
+/// and reduces with a shorter sequence (the middle term folded together with x^192). It
+/// is also rotated: an iteration finishes the previous group's last round and output
+/// while it starts the next group, so the output XORs and stores do not pile up where
+/// no crypto instruction is ready. Modelled (llvm-mca, fused) AES-128 encrypt: N1 0.906
+/// -> 0.844 c/B, A57 0.844 -> 0.836, V1 (EOR3) 0.359 -> 0.323; AES-256 N1 1.180 -> 1.086.
 #[inline(always)]
-unsafe fn crypt_groups_asm<const R: usize, const ENC: bool>(
+unsafe fn crypt_groups<const R: usize, const ENC: bool, const X3: bool>(
     k: &CeKey,
     ctr: &mut uint32x4_t,
     y: &mut uint8x16_t,
@@ -678,7 +627,7 @@ unsafe fn crypt_groups_asm<const R: usize, const ENC: bool>(
             // before the one it finishes).
             let rk = load_rk::<R>(k);
             let mut prev = [vdupq_n_u8(0); GROUP];
-            stitched::<R, true, false, false, false>(&rk, &p, ctr, y, &mut prev, src, dst);
+            stitched::<R, true, false, false, X3>(&rk, &p, ctr, y, &mut prev, src, dst);
             if groups == 1 {
                 *y = ghash8(&p, *y, &prev);
                 return;
@@ -702,13 +651,19 @@ unsafe fn crypt_groups_asm<const R: usize, const ENC: bool>(
             iv2: u64::from(vgetq_lane_u32::<2>(vreinterpretq_u32_u8(be))),
             y: *y,
         };
-        match (R, ENC) {
-            (10, true) => loops::enc_10(&mut a),
-            (12, true) => loops::enc_12(&mut a),
-            (14, true) => loops::enc_14(&mut a),
-            (10, false) => loops::dec_10(&mut a),
-            (12, false) => loops::dec_12(&mut a),
-            (14, false) => loops::dec_14(&mut a),
+        match (R, ENC, X3) {
+            (10, true, false) => loops::enc_10(&mut a),
+            (12, true, false) => loops::enc_12(&mut a),
+            (14, true, false) => loops::enc_14(&mut a),
+            (10, false, false) => loops::dec_10(&mut a),
+            (12, false, false) => loops::dec_12(&mut a),
+            (14, false, false) => loops::dec_14(&mut a),
+            (10, true, true) => loops::enc_10_eor3(&mut a),
+            (12, true, true) => loops::enc_12_eor3(&mut a),
+            (14, true, true) => loops::enc_14_eor3(&mut a),
+            (10, false, true) => loops::dec_10_eor3(&mut a),
+            (12, false, true) => loops::dec_12_eor3(&mut a),
+            (14, false, true) => loops::dec_14_eor3(&mut a),
             _ => unreachable!(),
         }
         *ctr = vsetq_lane_u32::<3>(a.ctr as u32, *ctr);
