@@ -5,7 +5,7 @@
 //! independent instruction streams fill the crypto and SIMD pipes together (the approach
 //! of Gueron–Kounavis' aggregated GHASH and of OpenSSL's/Linux's stitched ARMv8 code).
 //! Decryption hashes the very blocks it decrypts; encryption hashes the ciphertext it has
-//! just produced, and the out-of-order core overlaps that hash with the next group's AES.
+//! just produced, one group later, so the hash overlaps the next group's AES.
 //!
 //! GHASH works in the natural bit order: `rbit` turns each GCM byte (whose most
 //! significant bit is the coefficient of x^0) into a little-endian polynomial, so PMULL
@@ -16,8 +16,11 @@
 //! and ONE reduction per group.
 //!
 //! AESE/AESMC are kept adjacent on the same register so cores that fuse the pair can.
-//! The round count is a const generic, so each key size gets its own fully unrolled
-//! kernel (`kernel_enc_aes128`, …), the names `scripts/model-arm.sh` looks for.
+//! Each key size, direction and variant gets its own kernel (`kernel_enc_aes128`, …,
+//! the names `scripts/model-arm.sh` looks for) whose steady state is one generated,
+//! hand-scheduled `asm!` loop (`aarch64_ce/loops.rs` from `aarch64_ce/gen_loops.py`;
+//! why, in [`crypt_groups`]). Tails, short messages and the GHASH-only loop use
+//! intrinsics.
 
 use super::{Backend, Material, Plain};
 use core::arch::aarch64::*;
@@ -485,8 +488,7 @@ unsafe fn load_h(k: &CeKey) -> HPowers {
 /// Sub-step `s` (0..10) of an eight-block GHASH onto `y`,
 /// (y + x0)·H^8 + x1·H^7 + … + x7·H: for each pair of blocks an outer-products step and a
 /// Karatsuba-middle step, then the reduction in two halves (fold of the middle term,
-/// then the two folds by the polynomial). Split this finely so the stitched loop can
-/// slot one small piece after each AES round.
+/// then the two folds by the polynomial).
 #[inline(always)]
 unsafe fn ghash8_step(
     s: usize,
@@ -626,8 +628,7 @@ unsafe fn crypt_groups<const R: usize, const ENC: bool, const X3: bool>(
             // The first group is encrypted without hashing (the loop hashes the group
             // before the one it finishes).
             let rk = load_rk::<R>(k);
-            let mut prev = [vdupq_n_u8(0); GROUP];
-            stitched::<R, true, false, false, X3>(&rk, &p, ctr, y, &mut prev, src, dst);
+            let prev = first_group::<R, X3>(&rk, ctr, src, dst);
             if groups == 1 {
                 *y = ghash8(&p, *y, &prev);
                 return;
@@ -681,92 +682,31 @@ unsafe fn crypt_groups<const R: usize, const ENC: bool, const X3: bool>(
     }
 }
 
-/// The next eight counter blocks (big-endian), advancing `ctr` by eight.
-///
-/// `NO_WRAP`: the low counter byte does not wrap inside the group, so block i is
-/// `base + i·2^24` in lane 3 (byte 15 + i, no carry): one add per block instead of
-/// add + byte swap.
+/// AES-CTR on one group of eight blocks without hashing (the first group of an
+/// encryption, whose ciphertext the loop hashes); returns the ciphertext in GHASH order.
 #[inline(always)]
-unsafe fn counters<const NO_WRAP: bool>(ctr: &mut uint32x4_t) -> [uint8x16_t; GROUP] {
-    // SAFETY: only inlined into `neon,aes` functions.
+unsafe fn first_group<const R: usize, const X3: bool>(
+    rk: &[uint8x16_t; 15],
+    ctr: &mut uint32x4_t,
+    src: *const u8,
+    dst: *mut u8,
+) -> [uint8x16_t; GROUP] {
+    // SAFETY (whole body): only inlined into `neon,aes` kernels; `src`/`dst` hold 128
+    // bytes (caller's contract); round indices < R + 1 ≤ 15.
     unsafe {
         let c = *ctr;
         *ctr = vaddq_u32(c, vsetq_lane_u32::<3>(GROUP as u32, vdupq_n_u32(0)));
-        if NO_WRAP {
-            let base = vreinterpretq_u32_u8(vrev32q_u8(vreinterpretq_u8_u32(c)));
-            core::array::from_fn(|i| {
-                let inc = vsetq_lane_u32::<3>((i as u32) << 24, vdupq_n_u32(0));
-                vreinterpretq_u8_u32(vaddq_u32(base, inc))
-            })
-        } else {
-            core::array::from_fn(|i| ctr_block(c, i as u32))
+        let mut b: [uint8x16_t; GROUP] = core::array::from_fn(|i| ctr_block(c, i as u32));
+        for key in rk.iter().take(R - 1) {
+            for blk in b.iter_mut() {
+                *blk = vaesmcq_u8(vaeseq_u8(*blk, *key));
+            }
         }
-    }
-}
-
-/// One group: AES-CTR on eight blocks with the five GHASH steps of eight blocks slotted
-/// between the first AES rounds. The blocks hashed are the input (decryption) or
-/// `prev`, the previous group's ciphertext (encryption, which then leaves this group's
-/// ciphertext in `prev`). `HASH` = false only for the encryption prologue.
-#[inline(always)]
-unsafe fn stitched<
-    const R: usize,
-    const ENC: bool,
-    const NO_WRAP: bool,
-    const HASH: bool,
-    const X3: bool,
->(
-    rk: &[uint8x16_t; 15],
-    p: &HPowers,
-    ctr: &mut uint32x4_t,
-    y: &mut uint8x16_t,
-    prev: &mut [uint8x16_t; GROUP],
-    src: *const u8,
-    dst: *mut u8,
-) {
-    // SAFETY (whole body): only inlined into `neon,aes` kernels; `src`/`dst` hold 128
-    // bytes (caller's contract).
-    unsafe {
-        let mut b = counters::<NO_WRAP>(ctr);
-        let input: [uint8x16_t; GROUP] = core::array::from_fn(|i| vld1q_u8(src.add(16 * i)));
-        let x = if ENC {
-            *prev
-        } else {
-            input.map(|v| vrbitq_u8(v))
-        };
-        let mut acc = Acc::new();
-        // Spelled out round by round (a `for` over the rounds stays a rolled loop once
-        // the GHASH steps are inside it); `r < R - 1` is decided at compile time.
-        macro_rules! steps {
-            ($r:literal; $($s:literal)*) => {$(
-                if $s * (R - 1) / 10 == $r {
-                    ghash8_step($s, p, &mut acc, y, &x);
-                }
-            )*};
-        }
-        macro_rules! rounds {
-            ($($r:literal)*) => {$(
-                if $r < R - 1 {
-                    for blk in b.iter_mut() {
-                        *blk = vaesmcq_u8(vaeseq_u8(*blk, rk[$r]));
-                    }
-                    // GHASH sub-step s goes after round s·(R−1)/10: spread evenly.
-                    // (Written out: a `for` over the steps would stay a rolled loop.)
-                    if HASH {
-                        steps!($r; 0 1 2 3 4 5 6 7 8 9);
-                    }
-                }
-            )*};
-        }
-        rounds!(0 1 2 3 4 5 6 7 8 9 10 11 12);
-        let out: [uint8x16_t; GROUP] =
-            core::array::from_fn(|i| xor3::<X3>(vaeseq_u8(b[i], rk[R - 1]), rk[R], input[i]));
-        for (i, o) in out.iter().enumerate() {
-            vst1q_u8(dst.add(16 * i), *o);
-        }
-        if ENC {
-            *prev = out.map(|v| vrbitq_u8(v));
-        }
+        core::array::from_fn(|i| {
+            let o = xor3::<X3>(vaeseq_u8(b[i], rk[R - 1]), rk[R], vld1q_u8(src.add(16 * i)));
+            vst1q_u8(dst.add(16 * i), o);
+            vrbitq_u8(o)
+        })
     }
 }
 

@@ -6,8 +6,17 @@ Run from the repository root:  python3 src/backend/aarch64_ce/gen_loops.py > src
 Print one loop body for llvm-mca:  python3 src/backend/aarch64_ce/gen_loops.py --mca 10 enc fused
 
 Why generated: the AES rounds, GHASH sub-steps, counter set-up and output of one group
-are interleaved instruction by instruction (see `K.loop`), per key size; writing that by
-hand three times per direction is error-prone, and LLVM does not keep such an order.
+are interleaved instruction by instruction (see `K.loop`), per key size, direction and
+variant; writing that by hand twelve times is error-prone, and LLVM does not keep such an
+order (the reasons for the order are in the comment of `crypt_groups` in aarch64_ce.rs).
+
+Registers: v0-v7 the eight AES states; v8-v18 round keys 0..10 (resident); two rotating
+registers for the keys beyond 10 (AES-192/256); v31 the GHASH accumulator y; then the
+Karatsuba accumulators lo/mid/hi and temporaries. The pre-XORed inputs of the next group
+(`PR`) reuse the GHASH temporaries, so GHASH must be complete before `prexor`.
+General registers: {key} CeKey, {src}/{dst} the current group, {n} loop count, {ctr} the
+native 32-bit counter of the next block, {ivlo}/{iv2} the fixed counter-block bytes 0..12,
+{t0}/{t1}/{gp} scratch.
 """
 import sys
 
@@ -16,7 +25,7 @@ POLY = HP + 192  # 0x87 in both lanes, then a zero vector
 
 
 class K:
-    def __init__(self, R, enc, x3, split=4, gfrac=0.85, lead=0, pos_a='inter', res=11):
+    def __init__(self, R, enc, x3, gfrac=0.7, lead=0, res=11):
         self.R, self.enc, self.x3 = R, enc, x3
         nk = R + 1
         self.res = {i: 8 + i for i in range(min(nk, res))}
@@ -30,7 +39,7 @@ class K:
         assert len(self.T) >= 7
         self.PR = (self.T + [self.LO, self.MID, self.HI])[:8]
         self.ri = 0
-        self.gfrac, self.lead, self.pos_a = gfrac, lead, pos_a
+        self.gfrac, self.lead = gfrac, lead
 
     def key(self, i, out):
         """register holding round key i; emits a load into `out` when not resident"""
@@ -202,7 +211,8 @@ class K:
         ctrs = self.counters()
         r0 = self.round_units(0, [])
         body += pre0
-        # part A: F0..F3, then per block: E_b, C_b, A_b, F_{b+4}
+        # part A: final AESE of blocks 0..3 (F), then per pair: the two output XORs and
+        # the store (E), then per block its next counter (C), its round 0 (A) and F_{b+4}
         lagA = 4
         for b in range(lagA):
             body += fin[b]
