@@ -74,7 +74,14 @@ if [ -z "$only" ] || [ "$only" = native ]; then
       p=$((p+1)); else f=$((f+1)); tail -40 "$logdir/clippy-$t.log"; fi
   done
   if cargo run -q -p header-gen -- --check >"$logdir/header.log" 2>&1; then p=$((p+1)); else f=$((f+1)); cat "$logdir/header.log"; fi
-  record lint - - "fmt/clippy/header" $p $f
+  # Generated kernels must match their generators.
+  for gen in src/backend/*/gen_*.py; do
+    [ -e "$gen" ] || continue
+    out=$(dirname "$gen")/$(basename "$gen" .py | sed 's/^gen_//').rs
+    if [ -e "$out" ] && python3 "$gen" | cmp -s - "$out"; then p=$((p+1))
+    else f=$((f+1)); echo "$out is not what $gen generates"; fi
+  done
+  record lint - - "fmt/clippy/header/gen" $p $f
 
   # -------------------------------------------------------------- x86_64 native
   step "x86_64 native"
