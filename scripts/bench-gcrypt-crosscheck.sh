@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Cross-checks bench/bench-gcm against libgcrypt's own tests/bench-slope: its libgcrypt rows
+# must agree with bench-slope's GCM enc/dec/auth rows (same method, same library) within a
+# few percent, otherwise our harness measures something else.
+#
+# bench-slope is not in Debian's binary packages, so this fetches the libgcrypt source of the
+# installed version (Debian's orig tarball, checked against the SHA-256 in the version's .dsc;
+# gnupg.org's tarball as a fallback, checked against the same sum when the .dsc was found),
+# builds tests/bench-slope.c alone against the system libgcrypt (a 5-line config.h and a shim
+# for its ../src/gcrypt.h include), then runs both tools ROUNDS times, alternating so that
+# load changes hit both alike, and compares the medians per row.
+#
+# usage: scripts/bench-gcrypt-crosscheck.sh [--rounds N] [--repetitions N] [--build DIR]
+#   --build: the meson build directory with bench/bench-gcm (default: build; configured and
+#   built if missing). Output: both tools' text tables of the last round, then
+#   row | bench-slope c/B | bench-gcm c/B | ns/B delta %. Exit 1 when a row differs by more
+#   than LIMIT percent (env, default 5).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+rounds=3 reps=32 build=build limit=${LIMIT:-5}
+while [ $# -gt 0 ]; do
+  case $1 in
+    --rounds) rounds=$2; shift ;;
+    --repetitions) reps=$2; shift ;;
+    --build) build=$2; shift ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+work=$top/target/gcrypt-crosscheck
+mkdir -p "$work"
+upstream=$(pkg-config --modversion libgcrypt)
+debver=$(dpkg-query -W -f='${source:Version}' libgcrypt20 2>/dev/null || true)
+tarball=libgcrypt-$upstream.tar.bz2
+echo "installed libgcrypt $upstream (Debian ${debver:-?})"
+
+fetch() {
+  if command -v curl >/dev/null; then curl -sSfL --retry 2 --max-time 300 -o "$2" "$1"
+  else python3 -c 'import sys, urllib.request as u; open(sys.argv[2], "wb").write(u.urlopen(sys.argv[1], timeout=300).read())' "$1" "$2"
+  fi
+}
+
+if [ ! -s "$work/$tarball" ]; then
+  sum=""
+  if [ -n "$debver" ]; then
+    pool=http://deb.debian.org/debian/pool/main/libg/libgcrypt20
+    dsc=libgcrypt20_$debver.dsc
+    if fetch "$pool/$dsc" "$work/$dsc" ||
+       fetch "https://snapshot.debian.org/package/libgcrypt20/$debver/$dsc" "$work/$dsc" 2>/dev/null; then
+      sum=$(awk '/^Checksums-Sha256:/{f=1;next} /^[^ ]/{f=0} f && $3 ~ /orig\.tar\.bz2$/ {print $1}' "$work/$dsc")
+      fetch "$pool/libgcrypt20_$upstream.orig.tar.bz2" "$work/$tarball.part" || rm -f "$work/$tarball.part"
+    fi
+  fi
+  if [ ! -s "$work/$tarball.part" ]; then
+    fetch "https://gnupg.org/ftp/gcrypt/libgcrypt/$tarball" "$work/$tarball.part" ||
+      { echo "cannot download the libgcrypt $upstream source" >&2; exit 1; }
+  fi
+  if [ -n "$sum" ]; then
+    echo "$sum  $work/$tarball.part" | sha256sum -c --quiet - ||
+      { echo "checksum mismatch for $tarball" >&2; exit 1; }
+    echo "source: $tarball, sha256 $sum (from $dsc; the .dsc's signature is not checked)"
+  else
+    echo "source: $tarball (WARNING: no .dsc found, checksum not verified)"
+  fi
+  mv "$work/$tarball.part" "$work/$tarball"
+fi
+
+src=$work/libgcrypt-$upstream
+if [ ! -x "$src/tests/bench-slope" ]; then
+  tar -C "$work" -xjf "$work/$tarball" "libgcrypt-$upstream/tests/bench-slope.c" \
+    "libgcrypt-$upstream/tests/t-common.h"
+  mkdir -p "$src/src"
+  echo '#include <gcrypt.h>' >"$src/src/gcrypt.h"
+  cat >"$src/tests/config.h" <<'EOF'
+#define HAVE_CLOCK_GETTIME 1
+#define HAVE_GCC_ASM_VOLATILE_MEMORY 1
+#define _GCRYPT_CONFIG_H_INCLUDED 1
+#include <stdint.h>
+typedef uint64_t u64;
+EOF
+  (cd "$src/tests" && cc -O2 -DHAVE_CONFIG_H -I. bench-slope.c -o bench-slope \
+     $(pkg-config --cflags --libs libgcrypt) -lgpg-error)
+fi
+
+if [ ! -x "$build/bench/bench-gcm" ]; then
+  [ -d "$build/meson-private" ] || meson setup "$build" >/dev/null
+  ninja -C "$build" bench/bench-gcm >/dev/null
+fi
+
+out=$work/out
+rm -rf "$out"; mkdir -p "$out"
+for r in $(seq 1 "$rounds"); do
+  echo "round $r/$rounds ..." >&2
+  "$src/tests/bench-slope" --cpu-mhz auto --repetitions "$reps" cipher aes aes192 aes256 \
+    >"$out/slope-$r.txt"
+  "$build/bench/bench-gcm" --only libgcrypt --repetitions "$reps" --out "$out" \
+    >"$out/ours-$r.txt" 2>/dev/null
+done
+
+echo
+echo "=== libgcrypt tests/bench-slope --cpu-mhz auto --repetitions $reps cipher aes aes192 aes256 (last round, GCM rows)"
+grep -E '^Cipher:|^ AES|GCM (enc|dec|auth)|^ +=$' "$out/slope-$rounds.txt" | grep -v 'GCM-SIV'
+echo
+echo "=== bench/bench-gcm --only libgcrypt --repetitions $reps (last round)"
+sed -n '/^Cipher (libgcrypt/,/^$/p' "$out/ours-$rounds.txt"
+
+# Text rows -> "ALGO|MODE ns cpb" lines, then medians over the rounds and the deltas.
+python3 - "$out" "$rounds" "$limit" <<'EOF'
+import re, statistics, sys
+out, rounds, limit = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+row = re.compile(r'^ +(GCM (?:enc|dec|auth)) \| +([\d.]+) ns/B +([\d.]+) MiB/s +([\d.]+) c/B +(\d+)')
+def parse(path):
+    algo, rows = None, {}
+    for line in open(path, encoding='utf-8'):
+        m = re.match(r'^ (AES\d*) +\|', line)
+        if m:
+            algo = m.group(1)
+            continue
+        m = row.match(line)
+        if m and algo:
+            rows[(algo, m.group(1))] = (float(m.group(2)), float(m.group(4)), float(m.group(5)))
+    return rows
+slope = [parse(f'{out}/slope-{r}.txt') for r in range(1, rounds + 1)]
+ours = [parse(f'{out}/ours-{r}.txt') for r in range(1, rounds + 1)]
+print(f'\n=== medians of {rounds} alternating rounds')
+print(f'{"row":<16} {"bench-slope ns/B":>16} {"bench-gcm ns/B":>15} {"delta":>7}   {"c/B":>6} {"c/B":>6} {"Mhz":>5} {"Mhz":>5}')
+worst = 0
+for key in sorted(slope[0], key=lambda k: (k[0], ['GCM enc', 'GCM dec', 'GCM auth'].index(k[1]))):
+    a = [s[key] for s in slope if key in s]
+    b = [o[key] for o in ours if key in o]
+    if not b:
+        print(f'{key[0]+" "+key[1]:<16} missing in bench-gcm'); worst = 1e9; continue
+    med = lambda v, i: statistics.median(x[i] for x in v)
+    d = (med(b, 0) / med(a, 0) - 1) * 100
+    worst = max(worst, abs(d))
+    print(f'{key[0]+" "+key[1]:<16} {med(a,0):>16.3f} {med(b,0):>15.3f} {d:>+6.1f}%   '
+          f'{med(a,1):>6.3f} {med(b,1):>6.3f} {med(a,2):>5.0f} {med(b,2):>5.0f}')
+print(f'\nlargest ns/B difference {worst:.1f}% (limit {limit:.0f}%): {"OK" if worst <= limit else "TOO FAR"}')
+sys.exit(0 if worst <= limit else 1)
+EOF
