@@ -5,10 +5,12 @@
  * Method. The first table reproduces libgcrypt's tests/bench-slope method so that its numbers
  * can be put next to a real `bench-slope --cpu-mhz auto cipher aes` run: for buffer sizes 16,
  * 80, ..., 4112 bytes the time of one operation is the median of R repeated timings of a few
- * back-to-back operations (the count calibrated once so that it takes about three times the
- * timer's resolution), and the result is the least-squares slope of time against size, so
+ * back-to-back operations (the count calibrated once, as bench-slope does, so that a timing
+ * at the smallest size lasts about three single operations), and the result is the least-squares slope of time against size, so
  * fixed costs (setiv, tag, call overhead) fall into the intercept and the slope is the
- * per-byte cost of the bulk loop. The clock ("auto Mhz") is measured the same way on a chain
+ * per-byte cost of the bulk loop. One deliberate difference: the repetitions are taken in
+ * passes over all sizes rather than size after size (--sequential restores bench-slope's
+ * order), so load from other processes cannot tilt the slope (see slope_sweep). The clock ("auto Mhz") is measured the same way on a chain
  * of dependent one-cycle integer operations, before and after each benchmark; the benchmark is
  * repeated until the two agree (turbo/frequency changes otherwise skew cycles/byte). The
  * operations per message are bench-slope's: "GCM enc" = setiv + in-place encrypt + gettag,
@@ -89,7 +91,8 @@ static struct {
   const char *only;  /* run only implementations whose label contains this */
   unsigned algos;    /* bit a: measure algo_name[a] */
   int no_tcrypt;     /* bench-slope tables only */
-} opt = {0, 32, 0, 0, 0, 40, ".", NULL, 7, 0};
+  int sequential;    /* bench-slope's timing order instead of interleaved passes */
+} opt = {0, 32, 0, 0, 0, 40, ".", NULL, 7, 0, 0};
 
 /* ------------------------------------------------------------------ timing */
 
@@ -158,10 +161,26 @@ static double slope_sweep(run_fn run, void *ctx, uint8_t *buf, size_t lo, size_t
   double *scratch = calloc((size_t)reps, sizeof *scratch);
   if (!xs || !ys || !scratch) abort();
   unsigned iters = calibrate(run, ctx, buf, lo, reps, scratch);
-  for (int i = 0; i < n; i++) {
-    size_t len = lo + (size_t)i * step;
-    xs[i] = (double)len;
-    ys[i] = time_point(run, ctx, buf, len, iters, reps, scratch);
+  for (int i = 0; i < n; i++) xs[i] = (double)(lo + (size_t)i * step);
+  if (opt.sequential) {
+    /* bench-slope's order: all repetitions of one size, then the next size. */
+    for (int i = 0; i < n; i++)
+      ys[i] = time_point(run, ctx, buf, (size_t)xs[i], iters, reps, scratch);
+  } else {
+    /* Interleaved: each pass times every size once, alternately upwards and downwards.
+     * On a quiet machine this gives what bench-slope's order gives; on a shared one a
+     * burst of load lands on all sizes alike and shifts the intercept, where bench-slope's
+     * order lets it land on a run of neighbouring sizes and tilt the slope. */
+    double *t = calloc((size_t)n * (size_t)reps, sizeof *t);
+    if (!t) abort();
+    for (int r = 0; r < reps; r++)
+      for (int k = 0; k < n; k++) {
+        int i = r % 2 ? n - 1 - k : k;
+        t[(size_t)i * (size_t)reps + (size_t)r] =
+            time_point(run, ctx, buf, (size_t)xs[i], iters, 1, scratch);
+      }
+    for (int i = 0; i < n; i++) ys[i] = median(t + (size_t)i * (size_t)reps, reps);
+    free(t);
   }
   double s = ls_slope(xs, ys, n);
   free(xs);
@@ -722,17 +741,26 @@ static double tc_bench(void *v) {
   struct tc_arg *t = v;
   double *scratch = calloc((size_t)opt.repetitions, sizeof *scratch);
   if (!scratch) abort();
+  unsigned iters[NTC];
+  double *tm = calloc(NTC * (size_t)opt.repetitions, sizeof *tm);
+  if (!tm) abort();
   for (size_t s = 0; s < NTC; s++) {
-    unsigned iters = 1;
+    iters[s] = 1;
     for (;;) {
       double t0 = now_ns();
-      for (unsigned i = 0; i < iters; i++) t->p->op[0](t->ctx, t->buf, tc_sizes[s]);
-      if (now_ns() - t0 >= 20000 || iters >= (1u << 24)) break;
-      iters *= 2;
+      for (unsigned i = 0; i < iters[s]; i++) t->p->op[0](t->ctx, t->buf, tc_sizes[s]);
+      if (now_ns() - t0 >= 20000 || iters[s] >= (1u << 24)) break;
+      iters[s] *= 2;
     }
-    t->ns[s] = time_point(t->p->op[0], t->ctx, t->buf, tc_sizes[s], iters, opt.repetitions,
-                          scratch);
   }
+  /* Repetitions in passes over all sizes, as in slope_sweep. */
+  for (int r = 0; r < opt.repetitions; r++)
+    for (size_t s = 0; s < NTC; s++)
+      tm[s * (size_t)opt.repetitions + (size_t)r] =
+          time_point(t->p->op[0], t->ctx, t->buf, tc_sizes[s], iters[s], 1, scratch);
+  for (size_t s = 0; s < NTC; s++)
+    t->ns[s] = median(tm + s * (size_t)opt.repetitions, opt.repetitions);
+  free(tm);
   free(scratch);
   return t->ns[NTC - 1] > 0 ? 1 : 0;
 }
@@ -1073,9 +1101,12 @@ static int detect_emulation(char *why, size_t n) {
 static void usage(void) {
   puts("usage: bench-gcm [--csv] [--quick] [--repetitions N] [--cpu-mhz auto|N] [--only STR]\n"
        "                 [--out DIR] [--max-tries N] [--algo aes,aes192,aes256] [--no-tcrypt]\n"
+       "                 [--sequential]\n"
        "  Prints bench-slope tables (GCM enc/dec/auth) and a tcrypt-style table for stitchgcm\n"
        "  (each backend) and the peers it was built with; writes DIR/bench-gcm.csv and\n"
        "  DIR/bench-gcm.svg (default DIR: .). --csv prints the CSV on stdout instead of tables.\n"
+       "  --sequential: time each size's repetitions back to back (bench-slope's order) instead\n"
+       "  of interleaved passes over all sizes (the default; steadier on a loaded machine).\n"
        "  STITCHGCM_IMPL=<name> narrows stitchgcm to that backend.\n"
        "  STITCHGCM_BENCH_EMULATED=1|0 overrides the emulation check.");
 }
@@ -1093,6 +1124,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "--only") && i + 1 < argc) opt.only = argv[++i];
     else if (!strcmp(a, "--out") && i + 1 < argc) opt.outdir = argv[++i];
     else if (!strcmp(a, "--no-tcrypt")) opt.no_tcrypt = 1;
+    else if (!strcmp(a, "--sequential")) opt.sequential = 1;
     else if (!strcmp(a, "--algo") && i + 1 < argc) {
       /* comma-separated bench-slope names: aes,aes192,aes256 */
       char *list = strdup(argv[++i]), *save = NULL;
