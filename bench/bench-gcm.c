@@ -6,12 +6,13 @@
  * can be put next to a real `bench-slope --cpu-mhz auto cipher aes` run: for buffer sizes 16,
  * 80, ..., 4112 bytes the time of one operation is the median of R repeated timings of a few
  * back-to-back operations (the count calibrated once, as bench-slope does, so that a timing
- * at the smallest size lasts about three single operations), and the result is the least-squares slope of time against size, so
- * fixed costs (setiv, tag, call overhead) fall into the intercept and the slope is the
- * per-byte cost of the bulk loop. One deliberate difference: the repetitions are taken in
- * passes over all sizes rather than size after size (--sequential restores bench-slope's
- * order), so load from other processes cannot tilt the slope (see slope_sweep). The clock ("auto Mhz") is measured the same way on a chain
- * of dependent one-cycle integer operations, before and after each benchmark; the benchmark is
+ * at the smallest size lasts about three single operations), and the result is the
+ * least-squares slope of time against size, so fixed costs (setiv, tag, call overhead) fall
+ * into the intercept and the slope is the per-byte cost of the bulk loop. One deliberate
+ * difference: the repetitions are taken in passes over all sizes rather than size after size
+ * (--sequential restores bench-slope's order), so a burst of load from other processes lands
+ * on all sizes alike instead of tilting the slope (see slope_sweep). The clock ("auto Mhz") is measured the same way on a chain of
+ * dependent one-cycle integer operations, before and after each benchmark; the benchmark is
  * repeated until the two agree (turbo/frequency changes otherwise skew cycles/byte). The
  * operations per message are bench-slope's: "GCM enc" = setiv + in-place encrypt + gettag,
  * "GCM dec" = setiv + in-place decrypt + tag check (fails, ignored), "GCM auth" = setiv + AAD
