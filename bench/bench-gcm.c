@@ -93,7 +93,8 @@ static struct {
   unsigned algos;    /* bit a: measure algo_name[a] */
   int no_tcrypt;     /* bench-slope tables only */
   int sequential;    /* bench-slope's timing order instead of interleaved passes */
-} opt = {0, 32, 0, 0, 0, 40, ".", NULL, 7, 0, 0};
+  int tcrypt_lines;  /* also print the tcrypt table as tcrypt's own log lines */
+} opt = {0, 32, 0, 0, 0, 40, ".", NULL, 7, 0, 0, 0};
 
 /* ------------------------------------------------------------------ timing */
 
@@ -967,6 +968,19 @@ static void print_tc_text(void) {
       printf("\n");
     }
   }
+  /* The same figures in the form of tcrypt's AEAD speed log (mode 211-style lines). */
+  for (int i = 0; opt.tcrypt_lines && i < nimpl; i++) {
+    if (!res[i].ok) continue;
+    printf("\ntesting speed of gcm(aes) (%s) encryption\n", impls[i].label);
+    unsigned n = 0;
+    for (int a = 0; a < NALGO; a++) {
+      if (!res[i].have_tc[a]) continue;
+      for (size_t s = 0; s < NTC; s++)
+        printf("test %u (%zu bit key, %zu byte blocks): 1 operation in %.0f cycles (%zu bytes)\n",
+               n++, algo_keylen[a] * 8, tc_sizes[s], res[i].tc_ns[a][s] * res[i].tc_ghz[a],
+               tc_sizes[s]);
+    }
+  }
   int any = 0;
   for (int i = 0; i < nimpl; i++) any |= rfc4106_available(&impls[i]);
   if (!any)
@@ -1102,12 +1116,13 @@ static int detect_emulation(char *why, size_t n) {
 static void usage(void) {
   puts("usage: bench-gcm [--csv] [--quick] [--repetitions N] [--cpu-mhz auto|N] [--only STR]\n"
        "                 [--out DIR] [--max-tries N] [--algo aes,aes192,aes256] [--no-tcrypt]\n"
-       "                 [--sequential]\n"
+       "                 [--sequential] [--tcrypt-lines]\n"
        "  Prints bench-slope tables (GCM enc/dec/auth) and a tcrypt-style table for stitchgcm\n"
        "  (each backend) and the peers it was built with; writes DIR/bench-gcm.csv and\n"
        "  DIR/bench-gcm.svg (default DIR: .). --csv prints the CSV on stdout instead of tables.\n"
        "  --sequential: time each size's repetitions back to back (bench-slope's order) instead\n"
        "  of interleaved passes over all sizes (the default; steadier on a loaded machine).\n"
+       "  --tcrypt-lines: also print the tcrypt table as Linux tcrypt's log lines.\n"
        "  STITCHGCM_IMPL=<name> narrows stitchgcm to that backend.\n"
        "  STITCHGCM_BENCH_EMULATED=1|0 overrides the emulation check.");
 }
@@ -1126,6 +1141,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--out") && i + 1 < argc) opt.outdir = argv[++i];
     else if (!strcmp(a, "--no-tcrypt")) opt.no_tcrypt = 1;
     else if (!strcmp(a, "--sequential")) opt.sequential = 1;
+    else if (!strcmp(a, "--tcrypt-lines")) opt.tcrypt_lines = 1;
     else if (!strcmp(a, "--algo") && i + 1 < argc) {
       /* comma-separated bench-slope names: aes,aes192,aes256 */
       char *list = strdup(argv[++i]), *save = NULL;
