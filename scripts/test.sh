@@ -209,6 +209,21 @@ if [ -z "$only" ] || [ "$only" = aarch64 ]; then
   else record aarch64 - - "model structure" 0 1; cat "$log"; fi
   grep -E '^\| (kernel|enc|dec|ghash)' "$log" || true
 fi
+# ---------------------------------------------------------------- bench harness under qemu
+# bench/bench-gcm cross-built with only stitchgcm (no ARM peers installed) and run in quick
+# mode: its timings are the emulator's, so this checks that it runs, that every backend
+# agrees with the others and the known answers, and that it flags itself as emulated.
+if [ -z "$only" ] || [ "$only" = aarch64 ]; then
+  step "aarch64: bench harness (qemu; timings meaningless)"
+  rel=target/debian/aarch64-unknown-linux-gnu/release log=$logdir/aarch64-bench.log
+  mkdir -p "$logdir/aarch64-c"
+  if aarch64-linux-gnu-gcc -O2 -Iinclude -o "$logdir/aarch64-c/bench-gcm" bench/bench-gcm.c \
+       -L"$rel" -lstitchgcm -lm -Wl,-rpath,"$top/$rel" >"$log" 2>&1 &&
+     qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu max "$logdir/aarch64-c/bench-gcm" --quick \
+       --out "$logdir" >>"$log" 2>&1 && grep -q '^\*\*\* EMULATED' "$log"; then
+    record aarch64 max all "bench harness (qemu)" 1 0
+  else record aarch64 max all "bench harness (qemu)" 0 1; tail -20 "$log"; fi
+fi
 if [ -z "$only" ] || [ "$only" = armv7 ]; then
   cross_suite armv7-unknown-linux-gnueabihf arm-linux-gnueabihf-gcc qemu-arm /usr/arm-linux-gnueabihf cortex-a15 max
 fi
