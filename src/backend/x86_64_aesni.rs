@@ -447,6 +447,9 @@ unsafe fn stitched<const R: usize, const ENC: bool, const HASH: bool>(
                         let x = if i == 0 { _mm_xor_si128(x, *y) } else { x };
                         acc.mul_add(x, load(k.h[8 + i].as_ptr()), load(k.hk[8 + i].as_ptr()));
                     }
+                    if $r + 1 < R {
+                        barrier(&mut b, &mut acc);
+                    }
                 }
             )*};
         }
@@ -463,6 +466,24 @@ unsafe fn stitched<const R: usize, const ENC: bool, const HASH: bool>(
                 prev[i] = _mm_shuffle_epi8(o, bs);
             }
         }
+    }
+}
+
+/// Keeps LLVM's scheduler from regrouping the stitched loop block by block (which turned
+/// eight independent AES chains into two at a time, latency-bound): an empty `asm!` that
+/// takes and returns all eight blocks and the GHASH accumulators, so round r of every
+/// block, and the GHASH step slotted after it, come before round r + 1 of any block.
+/// It emits no instruction.
+#[inline(always)]
+unsafe fn barrier(b: &mut [__m128i; GROUP], acc: &mut Acc) {
+    // SAFETY: an empty asm block; it only pins values in registers.
+    unsafe {
+        core::arch::asm!("/* {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} */",
+            inout(xmm_reg) b[0], inout(xmm_reg) b[1], inout(xmm_reg) b[2],
+            inout(xmm_reg) b[3], inout(xmm_reg) b[4], inout(xmm_reg) b[5],
+            inout(xmm_reg) b[6], inout(xmm_reg) b[7],
+            inout(xmm_reg) acc.lo, inout(xmm_reg) acc.mid, inout(xmm_reg) acc.hi,
+            options(pure, nomem, nostack, preserves_flags));
     }
 }
 
