@@ -577,6 +577,27 @@ unsafe fn crypt<const ENC: bool>(
     unsafe {
         let mut c = ctr_to_native(ctr);
         let mut acc = _mm_shuffle_epi8(load(y.as_ptr()), bswap_mask());
+        crypt_native::<ENC>(k, &mut c, &mut acc, src, dst, blocks, j0);
+        ctr_from_native(c, ctr);
+        store(y.as_mut_ptr(), _mm_shuffle_epi8(acc, bswap_mask()));
+    }
+}
+
+/// [`crypt`] on the register forms of the counter and the GHASH state (the VAES backend
+/// hands its remainders of fewer than sixteen blocks to this).
+#[inline]
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+pub(super) unsafe fn crypt_native<const ENC: bool>(
+    k: &XKey,
+    c: &mut __m128i,
+    acc: &mut __m128i,
+    src: *const u8,
+    dst: *mut u8,
+    blocks: usize,
+    j0: Option<&mut [u8; 16]>,
+) {
+    // SAFETY: features enabled; `src`/`dst` hold 16*blocks bytes (caller's contract).
+    unsafe {
         let groups = blocks / GROUP;
         if groups > 0 {
             let f = match (k.rounds, ENC) {
@@ -587,22 +608,20 @@ unsafe fn crypt<const ENC: bool>(
                 (12, false) => kernel_dec_aes192,
                 (_, false) => kernel_dec_aes256,
             };
-            f(k, &mut c, &mut acc, src, dst, groups);
+            f(k, c, acc, src, dst, groups);
         }
         let done = groups * GROUP;
         if done < blocks || j0.is_some() {
             crypt_tail::<ENC>(
                 k,
-                &mut c,
-                &mut acc,
+                c,
+                acc,
                 src.add(16 * done),
                 dst.add(16 * done),
                 blocks - done,
                 j0,
             );
         }
-        ctr_from_native(c, ctr);
-        store(y.as_mut_ptr(), _mm_shuffle_epi8(acc, bswap_mask()));
     }
 }
 
