@@ -625,11 +625,11 @@ pub(super) unsafe fn crypt_native<const ENC: bool>(
     }
 }
 
-/// The last 0..=7 whole blocks (all of a short message): the blocks' AES runs
-/// round-major so they overlap in the pipeline, and their GHASH is aggregated with
-/// H^n..H^1 and reduced once. `j0`, when given, is encrypted in place as one more lane.
-/// `acc` is the POLYVAL-domain state.
-#[inline(never)]
+/// The last 0..=7 whole blocks (all of a short message) and `j0` when given: dispatches
+/// on the (public) block count to a kernel compiled for exactly that many lanes, so the
+/// lanes live in registers (with a run-time count LLVM kept them in a stack array, and
+/// every round went through a store and a reload).
+#[inline]
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 pub(super) unsafe fn crypt_tail<const ENC: bool>(
     k: &XKey,
@@ -641,26 +641,53 @@ pub(super) unsafe fn crypt_tail<const ENC: bool>(
     j0: Option<&mut [u8; 16]>,
 ) {
     debug_assert!(n < GROUP);
-    // SAFETY: `src`/`dst` hold 16*n bytes (caller's contract); features enabled; the
-    // indices are ≤ n ≤ 7 (public) and ≤ rounds ≤ 14.
-    unsafe {
-        let mut ks = [_mm_setzero_si128(); GROUP];
-        for (i, b) in ks.iter_mut().enumerate().take(n) {
-            *b = ctr_block(*c, i as u32);
-        }
-        *c = _mm_add_epi32(*c, _mm_cvtsi32_si128(n as i32));
-        let lanes = match &j0 {
-            Some(j) => {
-                ks[n] = load(j.as_ptr());
-                n + 1
+    type Tail = unsafe fn(&XKey, &mut __m128i, &mut __m128i, *const u8, *mut u8, *mut u8);
+    macro_rules! pick {
+        ($($n:literal)*) => {
+            match (n, j0.is_some()) {
+                $(($n, false) => tail_n::<ENC, $n, false> as Tail,
+                  ($n, true) => tail_n::<ENC, $n, true> as Tail,)*
+                _ => return,
             }
-            None => n,
         };
-        let rounds = k.rounds as usize;
+    }
+    let f = pick!(0 1 2 3 4 5 6 7);
+    let j = match j0 {
+        Some(j) => j.as_mut_ptr(),
+        None => core::ptr::null_mut(),
+    };
+    // SAFETY: forwarded contract (`src`/`dst` hold 16*n bytes); `j` is a 16-byte block
+    // exactly when `J` is true; features enabled.
+    unsafe { f(k, c, acc, src, dst, j) }
+}
+
+/// [`crypt_tail`] for `N` blocks plus, if `J`, the block at `j0` encrypted in place as
+/// one more lane: AES round-major over all lanes (they overlap in the pipeline), GHASH
+/// aggregated with H^N..H^1 and reduced once. `acc` is the POLYVAL-domain state.
+#[inline(never)]
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn tail_n<const ENC: bool, const N: usize, const J: bool>(
+    k: &XKey,
+    c: &mut __m128i,
+    acc: &mut __m128i,
+    src: *const u8,
+    dst: *mut u8,
+    j0: *mut u8,
+) {
+    // SAFETY: `src`/`dst` hold 16*N bytes and `j0` 16 bytes if `J` (caller's contract);
+    // features enabled; lane indices are < N + 1 ≤ 8 and round indices ≤ rounds ≤ 14.
+    unsafe {
+        let lanes = N + J as usize;
         let key = rk(k, 0);
-        for b in ks.iter_mut().take(lanes) {
-            *b = _mm_xor_si128(*b, key);
+        let mut ks = [_mm_setzero_si128(); GROUP];
+        for (i, b) in ks.iter_mut().enumerate().take(N) {
+            *b = _mm_xor_si128(ctr_block(*c, i as u32), key);
         }
+        *c = _mm_add_epi32(*c, _mm_cvtsi32_si128(N as i32));
+        if J {
+            ks[N] = _mm_xor_si128(load(j0), key);
+        }
+        let rounds = k.rounds as usize;
         for r in 1..rounds {
             let key = rk(k, r);
             for b in ks.iter_mut().take(lanes) {
@@ -668,15 +695,15 @@ pub(super) unsafe fn crypt_tail<const ENC: bool>(
             }
         }
         let last = rk(k, rounds);
-        if let Some(j) = j0 {
-            store(j.as_mut_ptr(), _mm_aesenclast_si128(ks[n], last));
+        if J {
+            store(j0, _mm_aesenclast_si128(ks[N], last));
         }
-        if n == 0 {
+        if N == 0 {
             return;
         }
         let bs = bswap_mask();
         let mut sum = Acc::new();
-        for (i, b) in ks.iter().enumerate().take(n) {
+        for (i, b) in ks.iter().enumerate().take(N) {
             let x = load(src.add(16 * i));
             let o = _mm_xor_si128(_mm_aesenclast_si128(*b, last), x);
             store(dst.add(16 * i), o);
@@ -684,7 +711,7 @@ pub(super) unsafe fn crypt_tail<const ENC: bool>(
             if i == 0 {
                 h = _mm_xor_si128(h, *acc);
             }
-            let p = 16 - n + i;
+            let p = 16 - N + i;
             sum.mul_add(h, load(k.h[p].as_ptr()), load(k.hk[p].as_ptr()));
         }
         *acc = sum.reduce();
@@ -692,21 +719,38 @@ pub(super) unsafe fn crypt_tail<const ENC: bool>(
 }
 
 /// GHASH of 1..=16 blocks aggregated with H^n..H^1 and one reduction; `acc` is the
-/// POLYVAL-domain state.
+/// POLYVAL-domain state. Dispatches to a kernel compiled for exactly `n` blocks.
 #[inline]
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 pub(super) unsafe fn ghash_n(k: &XKey, acc: __m128i, data: *const u8, n: usize) -> __m128i {
     debug_assert!((1..=16).contains(&n));
-    // SAFETY: `data` holds 16*n bytes (caller's contract); features enabled; n ≤ 16.
+    type Ghash = unsafe fn(&XKey, __m128i, *const u8) -> __m128i;
+    macro_rules! pick {
+        ($($n:literal)*) => {
+            match n {
+                $($n => ghash_const::<$n> as Ghash,)*
+                _ => return acc,
+            }
+        };
+    }
+    let f = pick!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16);
+    // SAFETY: forwarded contract; features enabled.
+    unsafe { f(k, acc, data) }
+}
+
+#[inline(never)]
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn ghash_const<const N: usize>(k: &XKey, acc: __m128i, data: *const u8) -> __m128i {
+    // SAFETY: `data` holds 16*N bytes (caller's contract); features enabled; N ≤ 16.
     unsafe {
         let bs = bswap_mask();
         let mut sum = Acc::new();
-        for i in 0..n {
+        for i in 0..N {
             let mut x = _mm_shuffle_epi8(load(data.add(16 * i)), bs);
             if i == 0 {
                 x = _mm_xor_si128(x, acc);
             }
-            let p = 16 - n + i;
+            let p = 16 - N + i;
             sum.mul_add(x, load(k.h[p].as_ptr()), load(k.hk[p].as_ptr()));
         }
         sum.reduce()
