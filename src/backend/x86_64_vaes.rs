@@ -26,9 +26,11 @@
 //! ymm state comes with `is_x86_feature_detected!("avx2")`. Everything else is AVX2
 //! intrinsics. Constant time by construction, as `x86_64-aesni`.
 //!
-//! Remainders of fewer than sixteen blocks, short messages, E(K, J0) and the CTR-only
-//! pass use the `x86_64-aesni` code (the eight-block stitched kernel and round-major
-//! tails).
+//! Remainders of fewer than sixteen blocks and short messages run round-major in one
+//! go (`tail_n`, compiled per block count): block pairs in ymm registers, an odd last
+//! block and E(K, J0) in xmm registers beside them, then one aggregated GHASH with
+//! H^n..H^1 and one reduction. Single blocks, the GHASH-only remainder and the CTR-only
+//! remainder use the `x86_64-aesni` code.
 
 use super::x86_64_aesni::{self as ni, XKey};
 use super::{Backend, Material};
@@ -201,6 +203,18 @@ struct Acc2 {
 }
 
 impl Acc2 {
+    #[inline(always)]
+    unsafe fn zero() -> Acc2 {
+        // SAFETY: only inlined into `avx2` kernels.
+        unsafe {
+            Acc2 {
+                lo: _mm256_setzero_si256(),
+                mid: _mm256_setzero_si256(),
+                hi: _mm256_setzero_si256(),
+            }
+        }
+    }
+
     /// Adds x·h lane by lane (two blocks, two key powers); `hk` holds lo ^ hi of each
     /// lane's power in its low half.
     #[inline(always)]
@@ -465,10 +479,142 @@ unsafe fn crypt<const ENC: bool>(
         }
         let left = blocks % WIDE;
         if left > 0 || j0.is_some() {
-            ni::crypt_native::<ENC>(k, &mut c, &mut acc, src, dst, left, j0);
+            crypt_tail::<ENC>(k, &mut c, &mut acc, src, dst, left, j0);
         }
         ni::ctr_from_native(c, ctr);
         ni::store(y.as_mut_ptr(), _mm_shuffle_epi8(acc, ni::bswap_mask()));
+    }
+}
+
+/// The last 0..=15 blocks (all of a short message) and `j0` when given: dispatches on
+/// the (public) block count to [`tail_n`], compiled for exactly that many blocks so the
+/// lanes stay in registers.
+#[inline]
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn crypt_tail<const ENC: bool>(
+    k: &XKey,
+    c: &mut __m128i,
+    acc: &mut __m128i,
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    j0: Option<&mut [u8; 16]>,
+) {
+    debug_assert!(n < WIDE);
+    type Tail = unsafe fn(&XKey, &mut __m128i, &mut __m128i, *const u8, *mut u8, *mut u8);
+    macro_rules! pick {
+        ($($n:literal)*) => {
+            match (n, j0.is_some()) {
+                $(($n, false) => tail_n::<ENC, $n, false> as Tail,
+                  ($n, true) => tail_n::<ENC, $n, true> as Tail,)*
+                _ => return,
+            }
+        };
+    }
+    let f = pick!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    let j = match j0 {
+        Some(j) => j.as_mut_ptr(),
+        None => core::ptr::null_mut(),
+    };
+    // SAFETY: forwarded contract (`src`/`dst` hold 16*n bytes); `j` is a 16-byte block
+    // exactly when `J` is true; features enabled.
+    unsafe { f(k, c, acc, src, dst, j) }
+}
+
+/// `N` blocks, round-major: pairs in ymm registers, an odd last block and `j0` (if `J`,
+/// encrypted in place) in xmm registers beside them; then GHASH of the `N` blocks with
+/// H^N..H^1 (pairs on VPCLMULQDQ) and one reduction. `acc` is the POLYVAL-domain state.
+#[inline(never)]
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn tail_n<const ENC: bool, const N: usize, const J: bool>(
+    k: &XKey,
+    c: &mut __m128i,
+    acc: &mut __m128i,
+    src: *const u8,
+    dst: *mut u8,
+    j0: *mut u8,
+) {
+    // SAFETY: `src`/`dst` hold 16*N bytes and `j0` 16 bytes if `J` (caller's contract);
+    // features enabled; pair indices < N/2 ≤ 7, key-table indices 16-N+2j+1 ≤ 15 and
+    // round indices ≤ rounds ≤ 14.
+    unsafe {
+        let pairs = N / 2;
+        let odd = N % 2 == 1;
+        let bs = bswap256();
+        let rounds = k.rounds as usize;
+        let k0 = ni::rk(k, 0);
+        let k0y = _mm256_broadcastsi128_si256(k0);
+        let cy = _mm256_add_epi32(
+            _mm256_broadcastsi128_si256(*c),
+            _mm256_set_epi32(0, 0, 0, 1, 0, 0, 0, 0),
+        );
+        let mut b = [_mm256_setzero_si256(); WIDE / 2];
+        for (j, blk) in b.iter_mut().enumerate().take(pairs) {
+            let inc = _mm256_set_epi32(0, 0, 0, 2 * j as i32, 0, 0, 0, 2 * j as i32);
+            *blk = _mm256_xor_si256(_mm256_shuffle_epi8(_mm256_add_epi32(cy, inc), bs), k0y);
+        }
+        let mut last_blk = _mm_setzero_si128();
+        if odd {
+            last_blk = _mm_xor_si128(ni::ctr_block(*c, N as u32 - 1), k0);
+        }
+        *c = _mm_add_epi32(*c, _mm_cvtsi32_si128(N as i32));
+        let mut jb = _mm_setzero_si128();
+        if J {
+            jb = _mm_xor_si128(ni::load(j0), k0);
+        }
+        for r in 1..rounds {
+            let key = ni::rk(k, r);
+            let key_y = _mm256_broadcastsi128_si256(key);
+            for blk in b.iter_mut().take(pairs) {
+                *blk = aesenc(*blk, key_y);
+            }
+            if odd {
+                last_blk = _mm_aesenc_si128(last_blk, key);
+            }
+            if J {
+                jb = _mm_aesenc_si128(jb, key);
+            }
+        }
+        let kl = ni::rk(k, rounds);
+        let kl_y = _mm256_broadcastsi128_si256(kl);
+        if J {
+            ni::store(j0, _mm_aesenclast_si128(jb, kl));
+        }
+        if N == 0 {
+            return;
+        }
+        let mut wide = Acc2::zero();
+        let h = k.h.as_ptr() as *const u8;
+        let hk = k.hk.as_ptr() as *const u8;
+        for (j, blk) in b.iter().enumerate().take(pairs) {
+            let x = load256(src.add(32 * j));
+            let o = _mm256_xor_si256(aesenclast(*blk, kl_y), x);
+            store256(dst.add(32 * j), o);
+            let mut g = _mm256_shuffle_epi8(if ENC { o } else { x }, bs);
+            if j == 0 {
+                g = _mm256_xor_si256(
+                    g,
+                    _mm256_inserti128_si256::<0>(_mm256_setzero_si256(), *acc),
+                );
+            }
+            let p = 16 * (16 - N + 2 * j);
+            wide.mul_add(g, load256(h.add(p)), load256(hk.add(p)));
+        }
+        let mut narrow = ni::Acc::new();
+        if odd {
+            let x = ni::load(src.add(16 * (N - 1)));
+            let o = _mm_xor_si128(_mm_aesenclast_si128(last_blk, kl), x);
+            ni::store(dst.add(16 * (N - 1)), o);
+            let mut g = _mm_shuffle_epi8(if ENC { o } else { x }, ni::bswap_mask());
+            if N == 1 {
+                g = _mm_xor_si128(g, *acc);
+            }
+            narrow.mul_add(g, ni::load(k.h[15].as_ptr()), ni::load(k.hk[15].as_ptr()));
+        }
+        narrow.lo = _mm_xor_si128(narrow.lo, fold(wide.lo));
+        narrow.mid = _mm_xor_si128(narrow.mid, fold(wide.mid));
+        narrow.hi = _mm_xor_si128(narrow.hi, fold(wide.hi));
+        *acc = narrow.reduce();
     }
 }
 
