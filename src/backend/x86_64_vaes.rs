@@ -618,6 +618,56 @@ unsafe fn tail_n<const ENC: bool, const N: usize, const J: bool>(
     }
 }
 
+/// GHASH of 2..=15 blocks: dispatches on the (public) count to [`ghash_tail_n`].
+#[inline]
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn ghash_tail(k: &XKey, acc: __m128i, data: *const u8, n: usize) -> __m128i {
+    type Ghash = unsafe fn(&XKey, __m128i, *const u8) -> __m128i;
+    macro_rules! pick {
+        ($($n:literal)*) => {
+            match n {
+                $($n => ghash_tail_n::<$n> as Ghash,)*
+                _ => return acc,
+            }
+        };
+    }
+    let f = pick!(2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    // SAFETY: forwarded contract (`data` holds 16*n bytes); features enabled.
+    unsafe { f(k, acc, data) }
+}
+
+/// GHASH of `N` blocks with H^N..H^1: pairs on VPCLMULQDQ, an odd last block on
+/// PCLMULQDQ, one reduction.
+#[inline(never)]
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn ghash_tail_n<const N: usize>(k: &XKey, acc: __m128i, data: *const u8) -> __m128i {
+    // SAFETY: `data` holds 16*N bytes (caller's contract); features enabled; key-table
+    // offsets are for indices 16-N+2j+1 ≤ 15.
+    unsafe {
+        let bs = bswap256();
+        let h = k.h.as_ptr() as *const u8;
+        let hk = k.hk.as_ptr() as *const u8;
+        let mut wide = Acc2::zero();
+        for j in 0..N / 2 {
+            let mut g = _mm256_shuffle_epi8(load256(data.add(32 * j)), bs);
+            if j == 0 {
+                g = _mm256_xor_si256(g, _mm256_inserti128_si256::<0>(_mm256_setzero_si256(), acc));
+            }
+            let p = 16 * (16 - N + 2 * j);
+            wide.mul_add(g, load256(h.add(p)), load256(hk.add(p)));
+        }
+        let mut narrow = ni::Acc::new();
+        if N % 2 == 1 {
+            let g = _mm_shuffle_epi8(ni::load(data.add(16 * (N - 1))), ni::bswap_mask());
+            narrow.mul_add(g, ni::load(k.h[15].as_ptr()), ni::load(k.hk[15].as_ptr()));
+        }
+        narrow.lo = _mm_xor_si128(narrow.lo, fold(wide.lo));
+        narrow.mid = _mm_xor_si128(narrow.mid, fold(wide.mid));
+        narrow.hi = _mm_xor_si128(narrow.hi, fold(wide.hi));
+        narrow.reduce()
+    }
+}
+
 /// GHASH-only steady state: sixteen blocks per iteration.
 #[inline(never)]
 #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
@@ -644,8 +694,10 @@ unsafe fn ghash(k: &XKey, y: &mut [u8; 16], mut data: *const u8, blocks: usize) 
             data = data.add(16 * WIDE * iterations);
         }
         let left = blocks % WIDE;
-        if left > 0 {
-            acc = ni::ghash_n(k, acc, data, left);
+        if left > 1 {
+            acc = ghash_tail(k, acc, data, left);
+        } else if left == 1 {
+            acc = ni::ghash_n(k, acc, data, 1);
         }
         ni::store(y.as_mut_ptr(), _mm_shuffle_epi8(acc, ni::bswap_mask()));
     }
