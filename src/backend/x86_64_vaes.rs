@@ -2,18 +2,22 @@
 //!
 //! Same method as `x86_64-aesni` (see that file: stitched CTR + GHASH, POLYVAL-domain
 //! GHASH with Karatsuba and one Montgomery reduction per group, key layout and key setup
-//! shared), widened the way Drucker and Gueron describe for the vectorized AES and
-//! carry-less multiply instructions ("Fast multiplication of binary polynomials with
-//! the forthcoming vectorized VPCLMULQDQ instruction", and their VAES AES-GCM work): a
-//! 256-bit register holds two blocks, so one VAESENC runs a round on two blocks and one
-//! VPCLMULQDQ forms two 64×64 products. An iteration covers sixteen blocks (eight
-//! registers): AES-CTR on sixteen counter blocks, and GHASH of sixteen blocks with
-//! H^16..H^1 (two neighbouring powers per register, block 2j in the low lane takes the
-//! higher power) and one reduction.
+//! shared), widened as Drucker, Gueron and Krasnov describe for the vectorized
+//! instructions ("Fast multiplication of binary polynomials with the forthcoming
+//! vectorized VPCLMULQDQ instruction", ARITH 2018; "Making AES great again: the
+//! forthcoming vectorized AES instruction", ITNG 2019): a 256-bit register holds two
+//! blocks, so one VAESENC runs a round on two blocks and one VPCLMULQDQ forms two 64×64
+//! products. An iteration covers sixteen blocks (eight registers): AES-CTR on sixteen
+//! counter blocks, and GHASH of sixteen blocks with H^16..H^1 (two neighbouring powers
+//! per register, block 2j in the low lane takes the higher power) and one reduction.
 //!
-//! On Zen 4, measured: (V)AESENC issues twice per cycle and (V)PCLMULQDQ once every two
-//! cycles on the same two pipes, so the 256-bit forms double both rates, and GHASH
-//! (1.5 VPCLMULQDQs per block with Karatsuba) costs as much pipe time as AES-128 itself.
+//! Measured on the Zen 4 this was written on: VAESENC ymm issues twice per cycle,
+//! VPCLMULQDQ (xmm or ymm) once every two cycles, both with latency 4; the 256-bit forms
+//! therefore double both rates. The AES and the carry-less multiplies barely overlap
+//! there: the stitched loop (≈ 92 cycles per 16 blocks, AES-128) costs about the sum of
+//! its CTR part (≈ 53) and its GHASH part (≈ 53), and a hand-scheduled assembly loop
+//! with the same instruction mix ran no faster (≈ 97), so the shuffles, XORs and
+//! multiplies per block are what bound it, not LLVM's schedule.
 //!
 //! Decryption hashes the ciphertext it decrypts. Encryption hashes the previous
 //! iteration's ciphertext, read back from `dst` where it was just stored (there are not
@@ -29,8 +33,8 @@
 //! Remainders of fewer than sixteen blocks and short messages run round-major in one
 //! go (`tail_n`, compiled per block count): block pairs in ymm registers, an odd last
 //! block and E(K, J0) in xmm registers beside them, then one aggregated GHASH with
-//! H^n..H^1 and one reduction. Single blocks, the GHASH-only remainder and the CTR-only
-//! remainder use the `x86_64-aesni` code.
+//! H^n..H^1 and one reduction; GHASH-only remainders likewise (`ghash_tail_n`).
+//! Single blocks and the CTR-only remainder use the `x86_64-aesni` code.
 
 use super::x86_64_aesni::{self as ni, XKey};
 use super::{Backend, Material};
