@@ -30,7 +30,8 @@
 //! first data of a message also carries E(K, J0) as one more lane (`crypt_ghash_j0`).
 //!
 //! This file also holds the pieces the `x86_64-vaes` backend shares (key layout, key
-//! setup, tails, GHASH reduction).
+//! setup, single blocks, the Karatsuba accumulator and reduction, the CTR-only
+//! remainder).
 
 use super::{Backend, Material, Plain};
 use core::arch::x86_64::*;
