@@ -19,6 +19,11 @@ pub(crate) mod soft;
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64_ce;
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86_64_aesni;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86_64_vaes;
+
 /// Identifies a backend inside a key. Stored as a byte so keys stay plain data.
 #[repr(u8)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,6 +33,10 @@ pub enum BackendId {
     Aarch64Ce = 2,
     #[cfg(target_arch = "aarch64")]
     Aarch64CeEor3 = 3,
+    #[cfg(target_arch = "x86_64")]
+    X86Aesni = 4,
+    #[cfg(target_arch = "x86_64")]
+    X86Vaes = 5,
 }
 
 /// Every backend compiled into this build, best first.
@@ -36,6 +45,10 @@ pub(crate) const COMPILED: &[BackendId] = &[
     BackendId::Aarch64CeEor3,
     #[cfg(target_arch = "aarch64")]
     BackendId::Aarch64Ce,
+    #[cfg(target_arch = "x86_64")]
+    BackendId::X86Vaes,
+    #[cfg(target_arch = "x86_64")]
+    BackendId::X86Aesni,
     BackendId::Soft,
 ];
 
@@ -65,6 +78,16 @@ macro_rules! with_backend {
             #[cfg(target_arch = "aarch64")]
             $crate::backend::BackendId::Aarch64CeEor3 => {
                 type $B = $crate::backend::aarch64_ce::Aarch64Ce<true>;
+                $body
+            }
+            #[cfg(target_arch = "x86_64")]
+            $crate::backend::BackendId::X86Aesni => {
+                type $B = $crate::backend::x86_64_aesni::X86Aesni;
+                $body
+            }
+            #[cfg(target_arch = "x86_64")]
+            $crate::backend::BackendId::X86Vaes => {
+                type $B = $crate::backend::x86_64_vaes::X86Vaes;
                 $body
             }
         }
