@@ -46,7 +46,14 @@ pub(crate) struct X86Vaes;
 /// Blocks per iteration of the main loops.
 const WIDE: usize = 16;
 
+/// Cached: CPUID is slow in a virtual machine (it traps to the hypervisor, ~µs), and keys
+/// set up in caller memory ask on every call.
 fn vaes_available() -> bool {
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(detect_vaes)
+}
+
+fn detect_vaes() -> bool {
     if !ni::aesni_available() || !std::arch::is_x86_feature_detected!("avx2") {
         return false;
     }

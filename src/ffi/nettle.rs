@@ -176,6 +176,25 @@ unsafe fn fingerprint(v: AesView) -> [u8; 48] {
     fp
 }
 
+/// Whether the schedule at `v` carries fingerprint `fp`, compared in constant time a word
+/// at a time (this runs on every call, so it must be cheap).
+unsafe fn fingerprint_matches(v: AesView, fp: &[u8; 48]) -> bool {
+    let word = |p: *const u8, i: usize| {
+        // SAFETY: callers pass offsets inside the schedule (see `fingerprint`).
+        unsafe { (p.add(8 * i) as *const u64).read_unaligned() }
+    };
+    let last = 16 * rounds(v.key_len);
+    let mut diff = 0u64;
+    for i in 0..v.key_len / 8 {
+        diff |= word(v.schedule, i) ^ word(fp.as_ptr(), i);
+    }
+    // SAFETY: the last round key lies inside the schedule.
+    let tail = unsafe { v.schedule.add(last) };
+    diff |= word(tail, 0) ^ word(fp.as_ptr(), 4);
+    diff |= word(tail, 1) ^ word(fp.as_ptr(), 5);
+    core::hint::black_box(diff) == 0
+}
+
 // ------------------------------------------------------------------ the gcm_key region
 
 unsafe fn header<'a>(func: &str, gk: *const u8) -> &'a Header {
@@ -435,7 +454,7 @@ unsafe fn engine_for<'a>(
         if let Some(view) = unsafe { recognise(cipher, f) } {
             // SAFETY: `view` is a schedule of `key_len` bytes' worth of rounds.
             if view.key_len == h.aes_len as usize
-                && ct_eq(unsafe { &fingerprint(view) }, &h.fingerprint)
+                && unsafe { fingerprint_matches(view, &h.fingerprint) }
             {
                 // SAFETY: `h` was validated for `gk`.
                 return Engine::Fast(unsafe { our_key(func, gk, h, tmp) });
@@ -461,11 +480,12 @@ unsafe fn engine_for_aes<'a>(
     // SAFETY: forwarded; `header` validates.
     let h = unsafe { header(func, gk) };
     // SAFETY: `view` is a schedule of `key_len` bytes' worth of rounds.
-    let fp = unsafe { fingerprint(view) };
-    if h.aes_len as usize == view.key_len && ct_eq(&fp, &h.fingerprint) {
+    if h.aes_len as usize == view.key_len && unsafe { fingerprint_matches(view, &h.fingerprint) } {
         // SAFETY: `h` was validated for `gk`.
         return Engine::Fast(unsafe { our_key(func, gk, h, tmp) });
     }
+    // SAFETY: as above.
+    let fp = unsafe { fingerprint(view) };
     let backend = cpu::selected().unwrap_or(crate::BackendId::Soft);
     let k = match Key::with_backend(&fp[..view.key_len], backend) {
         Ok(k) => tmp.insert(k),
