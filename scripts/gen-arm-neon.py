@@ -444,7 +444,7 @@ def loop(p, body, step_src, step_dst, step_h=0):
         p.raw(f'add {R_SRC}, {R_SRC}, #{step_src}')
     if step_dst:
         p.raw(f'add {R_DST}, {R_DST}, #{step_dst}')
-    p.raw(f'subs {R_N}, {R_N}, #1')
+    p.raw(f'subs {R_N}, {R_N}, #8')
     p.raw('bne 1b')
 
 
@@ -755,7 +755,7 @@ def check(lines, name, rng):
     ctrn = b''.join(ctr0[4 * i:4 * i + 4][::-1] for i in range(4))
     mem[A_S + S_CTR:A_S + S_CTR + 16] = ctrn
     mem[A_SRC:A_SRC + len(data)] = data
-    regs = {R_KEY: A_KEY, R_KEY2: A_KEY + 1024, R_SRC: A_SRC, R_DST: A_DST, R_N: iters, R_H: A_H,
+    regs = {R_KEY: A_KEY, R_KEY2: A_KEY + 1024, R_SRC: A_SRC, R_DST: A_DST, R_N: 8 * iters, R_H: A_H,
             R_CONST: A_C, R_SCR: A_S, R_Y: A_Y}
     Machine(mem, regs).run(lines)
     h = int.from_bytes(aes_ref(key, bytes(16)), 'big')
@@ -799,7 +799,7 @@ def rust_fn(name, doc, lines):
 /// `k` points to the bit-sliced round keys (1920 bytes), `h` to the H powers, `c` to
 /// [`super::CONSTS`], `s` to a 16-byte aligned scratch buffer of {SCRATCH_BYTES} bytes whose first
 /// 16 bytes hold the counter (native lanes), `y` to the GHASH state (vrev64 form);
-/// `src`/`dst` hold `128 * n` bytes (GHASH: `src` only), `n` > 0.
+/// `src`/`dst` hold `16 * n` bytes (GHASH: `src` only), `n` a positive multiple of 8.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn {name}(

@@ -10,7 +10,7 @@
 /// `k` points to the bit-sliced round keys (1920 bytes), `h` to the H powers, `c` to
 /// [`super::CONSTS`], `s` to a 16-byte aligned scratch buffer of 1024 bytes whose first
 /// 16 bytes hold the counter (native lanes), `y` to the GHASH state (vrev64 form);
-/// `src`/`dst` hold `128 * n` bytes (GHASH: `src` only), `n` > 0.
+/// `src`/`dst` hold `16 * n` bytes (GHASH: `src` only), `n` a positive multiple of 8.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kernel_ghash(
@@ -905,7 +905,7 @@ pub(super) unsafe fn kernel_ghash(
             "add lr, r12, #0",
             "vst1.8 {{d0, d1}}, [lr]",
             "add r2, r2, #128",
-            "subs r4, r4, #1",
+            "subs r4, r4, #8",
             "bne 1b",
             inout("r0") k => _,
             inout("r1") k.wrapping_add(1024) => _,
@@ -943,7 +943,7 @@ pub(super) unsafe fn kernel_ghash(
 /// `k` points to the bit-sliced round keys (1920 bytes), `h` to the H powers, `c` to
 /// [`super::CONSTS`], `s` to a 16-byte aligned scratch buffer of 1024 bytes whose first
 /// 16 bytes hold the counter (native lanes), `y` to the GHASH state (vrev64 form);
-/// `src`/`dst` hold `128 * n` bytes (GHASH: `src` only), `n` > 0.
+/// `src`/`dst` hold `16 * n` bytes (GHASH: `src` only), `n` a positive multiple of 8.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kernel_ctr_aes128(
@@ -4471,7 +4471,7 @@ pub(super) unsafe fn kernel_ctr_aes128(
             "vst1.8 {{d0, d1}}, [lr]",
             "add r2, r2, #128",
             "add r3, r3, #128",
-            "subs r4, r4, #1",
+            "subs r4, r4, #8",
             "bne 1b",
             inout("r0") k => _,
             inout("r1") k.wrapping_add(1024) => _,
@@ -4509,7 +4509,7 @@ pub(super) unsafe fn kernel_ctr_aes128(
 /// `k` points to the bit-sliced round keys (1920 bytes), `h` to the H powers, `c` to
 /// [`super::CONSTS`], `s` to a 16-byte aligned scratch buffer of 1024 bytes whose first
 /// 16 bytes hold the counter (native lanes), `y` to the GHASH state (vrev64 form);
-/// `src`/`dst` hold `128 * n` bytes (GHASH: `src` only), `n` > 0.
+/// `src`/`dst` hold `16 * n` bytes (GHASH: `src` only), `n` a positive multiple of 8.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kernel_enc_aes128(
@@ -8912,7 +8912,7 @@ pub(super) unsafe fn kernel_enc_aes128(
             "vst1.8 {{d0, d1}}, [lr]",
             "add r2, r2, #128",
             "add r3, r3, #128",
-            "subs r4, r4, #1",
+            "subs r4, r4, #8",
             "bne 1b",
             inout("r0") k => _,
             inout("r1") k.wrapping_add(1024) => _,
@@ -8950,7 +8950,7 @@ pub(super) unsafe fn kernel_enc_aes128(
 /// `k` points to the bit-sliced round keys (1920 bytes), `h` to the H powers, `c` to
 /// [`super::CONSTS`], `s` to a 16-byte aligned scratch buffer of 1024 bytes whose first
 /// 16 bytes hold the counter (native lanes), `y` to the GHASH state (vrev64 form);
-/// `src`/`dst` hold `128 * n` bytes (GHASH: `src` only), `n` > 0.
+/// `src`/`dst` hold `16 * n` bytes (GHASH: `src` only), `n` a positive multiple of 8.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kernel_dec_aes128(
@@ -13353,7 +13353,7 @@ pub(super) unsafe fn kernel_dec_aes128(
             "vst1.8 {{d0, d1}}, [lr]",
             "add r2, r2, #128",
             "add r3, r3, #128",
-            "subs r4, r4, #1",
+            "subs r4, r4, #8",
             "bne 1b",
             inout("r0") k => _,
             inout("r1") k.wrapping_add(1024) => _,
@@ -13391,7 +13391,7 @@ pub(super) unsafe fn kernel_dec_aes128(
 /// `k` points to the bit-sliced round keys (1920 bytes), `h` to the H powers, `c` to
 /// [`super::CONSTS`], `s` to a 16-byte aligned scratch buffer of 1024 bytes whose first
 /// 16 bytes hold the counter (native lanes), `y` to the GHASH state (vrev64 form);
-/// `src`/`dst` hold `128 * n` bytes (GHASH: `src` only), `n` > 0.
+/// `src`/`dst` hold `16 * n` bytes (GHASH: `src` only), `n` a positive multiple of 8.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kernel_ctr_aes192(
@@ -17581,7 +17581,7 @@ pub(super) unsafe fn kernel_ctr_aes192(
             "vst1.8 {{d0, d1}}, [lr]",
             "add r2, r2, #128",
             "add r3, r3, #128",
-            "subs r4, r4, #1",
+            "subs r4, r4, #8",
             "bne 1b",
             inout("r0") k => _,
             inout("r1") k.wrapping_add(1024) => _,
@@ -17619,7 +17619,7 @@ pub(super) unsafe fn kernel_ctr_aes192(
 /// `k` points to the bit-sliced round keys (1920 bytes), `h` to the H powers, `c` to
 /// [`super::CONSTS`], `s` to a 16-byte aligned scratch buffer of 1024 bytes whose first
 /// 16 bytes hold the counter (native lanes), `y` to the GHASH state (vrev64 form);
-/// `src`/`dst` hold `128 * n` bytes (GHASH: `src` only), `n` > 0.
+/// `src`/`dst` hold `16 * n` bytes (GHASH: `src` only), `n` a positive multiple of 8.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kernel_enc_aes192(
@@ -22684,7 +22684,7 @@ pub(super) unsafe fn kernel_enc_aes192(
             "vst1.8 {{d0, d1}}, [lr]",
             "add r2, r2, #128",
             "add r3, r3, #128",
-            "subs r4, r4, #1",
+            "subs r4, r4, #8",
             "bne 1b",
             inout("r0") k => _,
             inout("r1") k.wrapping_add(1024) => _,
@@ -22722,7 +22722,7 @@ pub(super) unsafe fn kernel_enc_aes192(
 /// `k` points to the bit-sliced round keys (1920 bytes), `h` to the H powers, `c` to
 /// [`super::CONSTS`], `s` to a 16-byte aligned scratch buffer of 1024 bytes whose first
 /// 16 bytes hold the counter (native lanes), `y` to the GHASH state (vrev64 form);
-/// `src`/`dst` hold `128 * n` bytes (GHASH: `src` only), `n` > 0.
+/// `src`/`dst` hold `16 * n` bytes (GHASH: `src` only), `n` a positive multiple of 8.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kernel_dec_aes192(
@@ -27787,7 +27787,7 @@ pub(super) unsafe fn kernel_dec_aes192(
             "vst1.8 {{d0, d1}}, [lr]",
             "add r2, r2, #128",
             "add r3, r3, #128",
-            "subs r4, r4, #1",
+            "subs r4, r4, #8",
             "bne 1b",
             inout("r0") k => _,
             inout("r1") k.wrapping_add(1024) => _,
@@ -27825,7 +27825,7 @@ pub(super) unsafe fn kernel_dec_aes192(
 /// `k` points to the bit-sliced round keys (1920 bytes), `h` to the H powers, `c` to
 /// [`super::CONSTS`], `s` to a 16-byte aligned scratch buffer of 1024 bytes whose first
 /// 16 bytes hold the counter (native lanes), `y` to the GHASH state (vrev64 form);
-/// `src`/`dst` hold `128 * n` bytes (GHASH: `src` only), `n` > 0.
+/// `src`/`dst` hold `16 * n` bytes (GHASH: `src` only), `n` a positive multiple of 8.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kernel_ctr_aes256(
@@ -32677,7 +32677,7 @@ pub(super) unsafe fn kernel_ctr_aes256(
             "vst1.8 {{d0, d1}}, [lr]",
             "add r2, r2, #128",
             "add r3, r3, #128",
-            "subs r4, r4, #1",
+            "subs r4, r4, #8",
             "bne 1b",
             inout("r0") k => _,
             inout("r1") k.wrapping_add(1024) => _,
@@ -32715,7 +32715,7 @@ pub(super) unsafe fn kernel_ctr_aes256(
 /// `k` points to the bit-sliced round keys (1920 bytes), `h` to the H powers, `c` to
 /// [`super::CONSTS`], `s` to a 16-byte aligned scratch buffer of 1024 bytes whose first
 /// 16 bytes hold the counter (native lanes), `y` to the GHASH state (vrev64 form);
-/// `src`/`dst` hold `128 * n` bytes (GHASH: `src` only), `n` > 0.
+/// `src`/`dst` hold `16 * n` bytes (GHASH: `src` only), `n` a positive multiple of 8.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kernel_enc_aes256(
@@ -38442,7 +38442,7 @@ pub(super) unsafe fn kernel_enc_aes256(
             "vst1.8 {{d0, d1}}, [lr]",
             "add r2, r2, #128",
             "add r3, r3, #128",
-            "subs r4, r4, #1",
+            "subs r4, r4, #8",
             "bne 1b",
             inout("r0") k => _,
             inout("r1") k.wrapping_add(1024) => _,
@@ -38480,7 +38480,7 @@ pub(super) unsafe fn kernel_enc_aes256(
 /// `k` points to the bit-sliced round keys (1920 bytes), `h` to the H powers, `c` to
 /// [`super::CONSTS`], `s` to a 16-byte aligned scratch buffer of 1024 bytes whose first
 /// 16 bytes hold the counter (native lanes), `y` to the GHASH state (vrev64 form);
-/// `src`/`dst` hold `128 * n` bytes (GHASH: `src` only), `n` > 0.
+/// `src`/`dst` hold `16 * n` bytes (GHASH: `src` only), `n` a positive multiple of 8.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kernel_dec_aes256(
@@ -44207,7 +44207,7 @@ pub(super) unsafe fn kernel_dec_aes256(
             "vst1.8 {{d0, d1}}, [lr]",
             "add r2, r2, #128",
             "add r3, r3, #128",
-            "subs r4, r4, #1",
+            "subs r4, r4, #8",
             "bne 1b",
             inout("r0") k => _,
             inout("r1") k.wrapping_add(1024) => _,

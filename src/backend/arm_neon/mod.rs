@@ -145,7 +145,8 @@ pub(crate) struct ArmNeon;
 
 const GROUP: usize = 8;
 
-type Kernel = unsafe fn(*const u8, *const u8, *const u8, *mut u8, *mut u8, *const u8, *mut u8, usize);
+type Kernel =
+    unsafe fn(*const u8, *const u8, *const u8, *mut u8, *mut u8, *const u8, *mut u8, usize);
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -196,7 +197,7 @@ impl NeonKey {
                 yr.as_mut_ptr(),
                 src,
                 dst,
-                groups,
+                GROUP * groups,
             );
         }
         *ctr = s.ctr();
@@ -220,7 +221,7 @@ impl NeonKey {
                 yr.as_mut_ptr(),
                 data,
                 core::ptr::null_mut(),
-                groups,
+                GROUP * groups,
             );
         }
         *y = rev64(&yr);
@@ -274,6 +275,36 @@ impl NeonKey {
         crate::util::wipe_bytes(&mut out);
     }
 
+    /// E(K, `first`) into `out[0]`, and the CTR of the `n` ≤ 7 blocks that follow with
+    /// the next counters (`src` → `dst`): one eight-block run for a short message and its
+    /// J0 (which the caller has checked to be the counter just before `ctr`).
+    ///
+    /// # Safety
+    /// `src`/`dst` hold `16 * n` bytes, equal or disjoint.
+    unsafe fn block_and_tail(
+        &self,
+        first: &mut [u8; 16],
+        ctr: &mut [u8; 16],
+        src: *const u8,
+        dst: *mut u8,
+        n: usize,
+    ) {
+        debug_assert!(n < GROUP);
+        let mut buf = [0u8; 16 * GROUP];
+        let mut y = [0u8; 16];
+        // SAFETY: `src` holds 16*n bytes; `buf` is a separate stack array with room
+        // for 1 + n ≤ 8 blocks.
+        unsafe { core::ptr::copy_nonoverlapping(src, buf.as_mut_ptr().add(16), 16 * n) };
+        let mut c = *first;
+        // SAFETY: `buf` is one group, in place.
+        unsafe { self.run(Mode::Ctr, &mut c, &mut y, buf.as_ptr(), buf.as_mut_ptr(), 1) };
+        first.copy_from_slice(&buf[..16]);
+        // SAFETY: `dst` holds 16*n bytes.
+        unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr().add(16), dst, 16 * n) };
+        crate::util::wipe_bytes(&mut buf);
+        add_ctr(ctr, n as u32);
+    }
+
     /// Encryption or decryption with GHASH of the ciphertext over whole blocks.
     ///
     /// # Safety
@@ -309,6 +340,13 @@ impl NeonKey {
             }
         }
     }
+}
+
+/// Whether `b` is inc32(`a`) (counter blocks: public values).
+fn is_next(a: &[u8; 16], b: &[u8; 16]) -> bool {
+    let mut n = *a;
+    add_ctr(&mut n, 1);
+    n == *b
 }
 
 /// inc32 applied `n` times.
@@ -413,7 +451,8 @@ fn init(k: &mut NeonKey, key: &[u8]) {
     for i in 0..8 {
         // H^(i+1)·x^-1: in the reflected form a left shift, the bit shifted out coming
         // back as x^127 + x^6 + x + 1 (so the kernel's product needs no 1-bit shift).
-        let w = (p << 1) ^ (0xc200_0000_0000_0000_0000_0000_0000_0001 & 0u128.wrapping_sub(p >> 127));
+        let w =
+            (p << 1) ^ (0xc200_0000_0000_0000_0000_0000_0000_0001 & 0u128.wrapping_sub(p >> 127));
         let (lo, hi) = (w as u64, (w >> 64) as u64);
         for (t, v) in [lo, hi, lo ^ hi].into_iter().enumerate() {
             for j in 0..5 {
@@ -442,6 +481,52 @@ impl Backend for ArmNeon {
     fn encrypt_block(m: &Material, block: &mut [u8; 16]) {
         let k: &NeonKey = m.view();
         k.encrypt_block(block)
+    }
+
+    fn encrypt_block2(m: &Material, a: &mut [u8; 16], b: &mut [u8; 16]) {
+        let k: &NeonKey = m.view();
+        // The mode passes (inc32(J0), J0): one run from J0 gives both.
+        if is_next(b, a) {
+            let mut ks = [0u8; 16];
+            // SAFETY: one block from and to a local array.
+            unsafe { k.block_and_tail(b, &mut ks.clone(), ks.as_ptr(), ks.as_mut_ptr(), 1) };
+            *a = ks;
+            crate::util::wipe_bytes(&mut ks);
+        } else {
+            k.encrypt_block(a);
+            k.encrypt_block(b);
+        }
+    }
+
+    unsafe fn crypt_ghash_j0(
+        m: &Material,
+        encrypt: bool,
+        ctr: &mut [u8; 16],
+        y: &mut [u8; 16],
+        src: *const u8,
+        dst: *mut u8,
+        blocks: usize,
+        j0: &mut [u8; 16],
+    ) {
+        let k: &NeonKey = m.view();
+        // SAFETY: forwarded contract.
+        unsafe {
+            if blocks < GROUP && is_next(j0, ctr) {
+                // A short message: E(K, J0) is lane 0 of its only eight-block run.
+                let mut cipher = [0u8; 16 * GROUP];
+                if !encrypt {
+                    core::ptr::copy_nonoverlapping(src, cipher.as_mut_ptr(), 16 * blocks);
+                }
+                k.block_and_tail(j0, ctr, src, dst, blocks);
+                if encrypt {
+                    core::ptr::copy_nonoverlapping(dst, cipher.as_mut_ptr(), 16 * blocks);
+                }
+                k.ghash_tail(y, &cipher[..16 * blocks]);
+            } else {
+                k.encrypt_block(j0);
+                k.crypt(encrypt, ctr, y, src, dst, blocks);
+            }
+        }
     }
 
     unsafe fn ghash(m: &Material, y: &mut [u8; 16], data: *const u8, blocks: usize) {
