@@ -401,8 +401,9 @@ fn expand_key(key: &[u8], rk: &mut [[u8; 16]; 15]) -> usize {
         } else if nk > 6 && i % nk == 4 {
             t = t.map(sbox);
         }
-        for j in 0..4 {
-            w[i][j] = w[i - nk][j] ^ t[j];
+        let prev = w[i - nk];
+        for ((o, p), x) in w[i].iter_mut().zip(prev).zip(t) {
+            *o = p ^ x;
         }
     }
     for (i, word) in w.iter().take(4 * (rounds + 1)).enumerate() {
@@ -428,16 +429,16 @@ fn init(k: &mut NeonKey, key: &[u8]) {
     let rounds = expand_key(key, &mut rk);
     k.rounds = rounds as u32;
     k.rk = [[0; 128]; 15];
-    for r in 0..=rounds {
+    for (r, (round, sliced)) in rk.iter().zip(k.rk.iter_mut()).take(rounds + 1).enumerate() {
         let konst = if r > 0 { 0x63 } else { 0 };
         for j in 0..8 {
             for pos in 0..16 {
                 let byte = if r < rounds {
-                    rk[r][4 * (pos % 4) + pos / 4] // row-major position
+                    round[4 * (pos % 4) + pos / 4] // row-major position
                 } else {
-                    rk[r][pos]
+                    round[pos]
                 } ^ konst;
-                k.rk[r][16 * j + pos] = 0u8.wrapping_sub((byte >> j) & 1);
+                sliced[16 * j + pos] = 0u8.wrapping_sub((byte >> j) & 1);
             }
         }
     }
