@@ -589,3 +589,54 @@ impl Backend for ArmNeon {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn sbox_known_values() {
+        // FIPS-197 §5.1.1 example and the table's corners.
+        assert_eq!(sbox(0x00), 0x63);
+        assert_eq!(sbox(0x53), 0xed);
+        assert_eq!(sbox(0xff), 0x16);
+        let mut seen = [false; 256];
+        for x in 0..=255u8 {
+            seen[sbox(x) as usize] = true;
+        }
+        assert!(seen.iter().all(|&s| s), "not a permutation");
+    }
+
+    #[test]
+    fn key_expansion_fips197_appendix_a() {
+        let mut rk = [[0u8; 16]; 15];
+        let key = hex("2b7e151628aed2a6abf7158809cf4f3c");
+        assert_eq!(expand_key(&key, &mut rk), 10);
+        assert_eq!(rk[10].to_vec(), hex("d014f9a8c9ee2589e13f0cc8b6630ca6"));
+        let key = hex("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4");
+        assert_eq!(expand_key(&key, &mut rk), 14);
+        assert_eq!(rk[14].to_vec(), hex("fe4890d1e6188d0b046df344706c631e"));
+    }
+
+    #[test]
+    fn gf_mul_identity_and_commutes() {
+        let one = 1u128 << 127; // x^0 in the spec's bit order
+        let a = 0x66e94bd4ef8a2c3b884cfa59ca342b2eu128;
+        let b = 0x0388dace60b6a392f328c2b971b2fe78u128;
+        assert_eq!(gf_mul(a, one), a);
+        assert_eq!(gf_mul(a, b), gf_mul(b, a));
+    }
+
+    #[test]
+    fn counter_round_trip_through_scratch() {
+        let ctr: [u8; 16] = core::array::from_fn(|i| i as u8 * 17);
+        assert_eq!(Scratch::new(&ctr).ctr(), ctr);
+    }
+}
