@@ -11,7 +11,9 @@
 # against a plain Python AES and GHASH before anything is written, so an allocation or
 # algebra mistake shows up here, not only under qemu.
 #
-# Usage: scripts/gen-arm-neon.py [--check] [--out FILE]
+# Usage: scripts/gen-arm-neon.py [--check] [--verify] [--out FILE]
+#   --check   run every kernel on the interpreter against the reference first
+#   --verify  do not write: exit 1 if the file differs from what would be generated
 # Python 3 standard library only.
 import argparse
 import os
@@ -842,6 +844,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--check', action='store_true')
     ap.add_argument('--out', default=os.path.join(ROOT, 'src/backend/arm_neon/kernels.rs'))
+    ap.add_argument('--verify', action='store_true')
     ap.add_argument('--only')
     args = ap.parse_args()
     rng = random.Random(1)
@@ -862,6 +865,10 @@ def main():
         parts.append(rust_fn(name, doc, lines))
     if bad:
         sys.exit(1)
+    if args.verify:
+        same = os.path.exists(args.out) and open(args.out).read() == ''.join(parts)
+        print(f'{args.out}: ' + ('up to date' if same else 'STALE (re-run the generator)'), file=sys.stderr)
+        sys.exit(0 if same else 1)
     if not args.only:
         os.makedirs(os.path.dirname(args.out), exist_ok=True)
         with open(args.out, 'w') as fh:
