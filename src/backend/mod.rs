@@ -23,6 +23,8 @@ pub(crate) mod aarch64_ce;
 pub(crate) mod x86_64_aesni;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64_vaes;
+#[cfg(target_arch = "arm")]
+pub(crate) mod arm_neon;
 
 /// Identifies a backend inside a key. Stored as a byte so keys stay plain data.
 #[repr(u8)]
@@ -37,6 +39,8 @@ pub enum BackendId {
     X86Aesni = 4,
     #[cfg(target_arch = "x86_64")]
     X86Vaes = 5,
+    #[cfg(target_arch = "arm")]
+    ArmNeon = 6,
 }
 
 /// Every backend compiled into this build, best first.
@@ -49,6 +53,8 @@ pub(crate) const COMPILED: &[BackendId] = &[
     BackendId::X86Vaes,
     #[cfg(target_arch = "x86_64")]
     BackendId::X86Aesni,
+    #[cfg(target_arch = "arm")]
+    BackendId::ArmNeon,
     BackendId::Soft,
 ];
 
@@ -88,6 +94,11 @@ macro_rules! with_backend {
             #[cfg(target_arch = "x86_64")]
             $crate::backend::BackendId::X86Vaes => {
                 type $B = $crate::backend::x86_64_vaes::X86Vaes;
+                $body
+            }
+            #[cfg(target_arch = "arm")]
+            $crate::backend::BackendId::ArmNeon => {
+                type $B = $crate::backend::arm_neon::ArmNeon;
                 $body
             }
         }
