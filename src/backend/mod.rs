@@ -18,6 +18,8 @@ pub(crate) mod soft;
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64_ce;
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod aarch64_neon;
 
 /// Identifies a backend inside a key. Stored as a byte so keys stay plain data.
 #[repr(u8)]
@@ -28,6 +30,8 @@ pub enum BackendId {
     Aarch64Ce = 2,
     #[cfg(target_arch = "aarch64")]
     Aarch64CeEor3 = 3,
+    #[cfg(target_arch = "aarch64")]
+    Aarch64Neon = 4,
 }
 
 /// Every backend compiled into this build, best first.
@@ -36,6 +40,8 @@ pub(crate) const COMPILED: &[BackendId] = &[
     BackendId::Aarch64CeEor3,
     #[cfg(target_arch = "aarch64")]
     BackendId::Aarch64Ce,
+    #[cfg(target_arch = "aarch64")]
+    BackendId::Aarch64Neon,
     BackendId::Soft,
 ];
 
@@ -65,6 +71,11 @@ macro_rules! with_backend {
             #[cfg(target_arch = "aarch64")]
             $crate::backend::BackendId::Aarch64CeEor3 => {
                 type $B = $crate::backend::aarch64_ce::Aarch64Ce<true>;
+                $body
+            }
+            #[cfg(target_arch = "aarch64")]
+            $crate::backend::BackendId::Aarch64Neon => {
+                type $B = $crate::backend::aarch64_neon::Aarch64Neon;
                 $body
             }
         }

@@ -1,0 +1,1135 @@
+//! `aarch64-neon`: constant-time AES-GCM for AArch64 cores with NEON but without the
+//! Crypto Extensions (Raspberry Pi 3/4 class: Cortex-A53/A72 without AES/PMULL).
+//!
+//! **AES** is bit-sliced eight blocks at a time in the Käsper–Schwabe arrangement
+//! ("Faster and timing-attack resistant AES-GCM", CHES 2009; OpenSSL's bsaes and Linux's
+//! aes-neonbs use the same idea). The 1024 state bits of eight blocks live in eight
+//! 128-bit registers, register `j` holding bit `j` of every state byte: its byte `k` is
+//! byte `k` of the AES state (FIPS-197 column-major order) and bit `b` of that byte
+//! belongs to block `b`. So
+//! - entering and leaving the form is an 8×8 bit transpose per byte position (twelve
+//!   swap-moves across the registers);
+//! - SubBytes is the Boyar–Peralta depth-16 circuit (ePrint 2011/332, the same gate list
+//!   as `soft`) on whole registers; its affine constant 0x63 is folded into the round
+//!   keys (MixColumns maps a column of equal bytes c to itself, so the constant passes
+//!   unchanged to the next AddRoundKey);
+//! - ShiftRows is a fixed byte permutation (`tbl`), and MixColumns needs the bytes one
+//!   row down (`tbl`, composed with ShiftRows into one permutation) and two rows down
+//!   (`rev32` on 16-bit halves); doubling in GF(2^8) only renames registers plus three
+//!   XORs.
+//! Every index of every `tbl` is a constant: no memory access or branch depends on key
+//! or data. Counter blocks, CTR tails and the tag's E(K, J0) all go through the same
+//! eight-lane kernel (unused lanes are computed and dropped).
+//!
+//! **GHASH** has no 64-bit PMULL here, only the 8×8-bit polynomial multiply
+//! (`pmull .8b` / `pmull2 .16b`, eight 16-bit products per instruction). Following
+//! Câmara, Gouvêa, López and Dahab ("Fast software polynomial multiplication on ARM
+//! processors using the NEON engine", CT-RSA 2015/CD-ARES 2013), a 64×64-bit product
+//! is eight such multiplies: with `A_k` the bytes of A rotated by k places inside the
+//! 64-bit word, `A·B` lane by lane gives the byte pairs (i, i), and `A_k·B` ⊕ `A·B_k`
+//! (k = 1, 2, 3) and `A_4·B` give every pair (i+k, i) and (i, i+k) mod 8. Each of these
+//! five partial products only needs moving into place: the lanes whose pair did not wrap
+//! around shift up by k bytes, those that wrapped down by 8 − k bytes (a rotation of
+//! the 128-bit value by k bytes followed by a swap of 64-bit halves of the wrapped
+//! bytes, see [`place`]). Three things make this cheap:
+//! - the rotated forms of H^1..H^8 (and of their Karatsuba middle operands) are
+//!   computed at key setup, so a block only needs three rotations of its own;
+//! - `pmull` and `pmull2` work on the low and high 64-bit halves of the same registers,
+//!   so one pass computes the lo·lo and hi·hi products of Karatsuba, and the middle
+//!   products of two blocks at once (their operands packed into one register);
+//! - the placement is linear and the same for every block, so eight blocks
+//!   (Y + X0)·H^8 + X1·H^7 + … + X7·H are summed *unplaced* in fifteen accumulators
+//!   (lo/hi/mid × k = 0..4), and placement, Karatsuba recombination and the reduction
+//!   run once per eight blocks.
+//! As in `aarch64-ce`, `rbit` turns each GCM byte into natural bit order, so the product
+//! is the true polynomial product; the reduction modulo x^128 + x^7 + x^2 + x + 1 is done
+//! with shifts only (no multiplier is needed for the constant).
+//!
+//! Kernels (`kernel_enc_aes128`, …, `kernel_ghash`, `kernel_ctr_aes128`) have their AES
+//! rounds fully unrolled through a const generic round count, so the steady-state loop
+//! `scripts/model-arm.sh` models is one whole iteration.
+
+use super::{Backend, Material, Plain};
+use core::arch::aarch64::*;
+use core::ops::{BitAnd, BitXor};
+
+/// Blocks per AES call and per GHASH aggregation.
+const GROUP: usize = 8;
+
+/// Expanded key.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct NeonKey {
+    /// Round key r as eight bit planes: byte k of plane j is 0xff when bit j of round-key
+    /// byte k is set. Round keys 1..=rounds also carry the S-box constant 0x63.
+    rk: [[[u8; 16]; 8]; 15],
+    rounds: u64,
+    _pad: u64,
+    /// H^(i+1) in natural bit order, then its bytes rotated by 1..4 inside each 64-bit
+    /// half (the `B_k` forms of the multiplication).
+    h: [[[u8; 16]; 5]; GROUP],
+    /// Karatsuba middle operands for blocks 2j and 2j+1 of a group: lane 0 = lo ^ hi of
+    /// H^(8−2j), lane 1 = lo ^ hi of H^(7−2j), and the rotated forms.
+    hm: [[[u8; 16]; 5]; GROUP / 2],
+}
+
+// SAFETY: byte and integer arrays only.
+unsafe impl Plain for NeonKey {}
+
+pub(crate) struct Aarch64Neon;
+
+impl Backend for Aarch64Neon {
+    const NAME: &'static core::ffi::CStr = c"aarch64-neon";
+
+    fn is_available() -> bool {
+        std::arch::is_aarch64_feature_detected!("neon")
+    }
+
+    fn init(m: &mut Material, key: &[u8]) {
+        // SAFETY: NEON is available (checked before any key is made with this backend).
+        unsafe { init(m.view_mut(), key) }
+    }
+
+    fn encrypt_block(m: &Material, block: &mut [u8; 16]) {
+        let k: &NeonKey = m.view();
+        // SAFETY: NEON available; `block` is 16 bytes.
+        unsafe {
+            let mut b = [vdupq_n_u8(0); GROUP];
+            b[0] = vld1q_u8(block.as_ptr());
+            let o = aes8(k, b);
+            vst1q_u8(block.as_mut_ptr(), o[0]);
+        }
+    }
+
+    fn encrypt_block2(m: &Material, a: &mut [u8; 16], b: &mut [u8; 16]) {
+        let k: &NeonKey = m.view();
+        // SAFETY: NEON available; 16-byte blocks.
+        unsafe {
+            let mut v = [vdupq_n_u8(0); GROUP];
+            v[0] = vld1q_u8(a.as_ptr());
+            v[1] = vld1q_u8(b.as_ptr());
+            let o = aes8(k, v);
+            vst1q_u8(a.as_mut_ptr(), o[0]);
+            vst1q_u8(b.as_mut_ptr(), o[1]);
+        }
+    }
+
+    unsafe fn crypt_ghash_j0(
+        m: &Material,
+        encrypt: bool,
+        ctr: &mut [u8; 16],
+        y: &mut [u8; 16],
+        src: *const u8,
+        dst: *mut u8,
+        blocks: usize,
+        j0: &mut [u8; 16],
+    ) {
+        // SAFETY: forwarded contract; NEON available.
+        unsafe {
+            if encrypt {
+                crypt::<true>(m.view(), ctr, y, src, dst, blocks, Some(j0))
+            } else {
+                crypt::<false>(m.view(), ctr, y, src, dst, blocks, Some(j0))
+            }
+        }
+    }
+
+    unsafe fn ghash(m: &Material, y: &mut [u8; 16], data: *const u8, blocks: usize) {
+        // SAFETY: forwarded contract; NEON available.
+        unsafe { ghash(m.view(), y, data, blocks) }
+    }
+
+    unsafe fn encrypt_ghash(
+        m: &Material,
+        ctr: &mut [u8; 16],
+        y: &mut [u8; 16],
+        src: *const u8,
+        dst: *mut u8,
+        blocks: usize,
+    ) {
+        // SAFETY: forwarded contract; NEON available.
+        unsafe { crypt::<true>(m.view(), ctr, y, src, dst, blocks, None) }
+    }
+
+    unsafe fn decrypt_ghash(
+        m: &Material,
+        ctr: &mut [u8; 16],
+        y: &mut [u8; 16],
+        src: *const u8,
+        dst: *mut u8,
+        blocks: usize,
+    ) {
+        // SAFETY: forwarded contract; NEON available.
+        unsafe { crypt::<false>(m.view(), ctr, y, src, dst, blocks, None) }
+    }
+
+    unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {
+        // SAFETY: forwarded contract; NEON available.
+        unsafe { ctr_only(m.view(), ctr, src, dst, blocks) }
+    }
+}
+
+// ------------------------------------------------------------------ bit-sliced AES
+
+/// A register as an operand of the S-box circuit (so the gate list reads as in `soft`).
+#[derive(Clone, Copy)]
+struct V(uint8x16_t);
+
+impl BitXor for V {
+    type Output = V;
+    #[inline(always)]
+    fn bitxor(self, o: V) -> V {
+        // SAFETY: NEON is part of the AArch64 baseline.
+        V(unsafe { veorq_u8(self.0, o.0) })
+    }
+}
+
+impl BitAnd for V {
+    type Output = V;
+    #[inline(always)]
+    fn bitand(self, o: V) -> V {
+        // SAFETY: NEON is part of the AArch64 baseline.
+        V(unsafe { vandq_u8(self.0, o.0) })
+    }
+}
+
+/// Exchanges bit s of the register index with bit s of the in-byte bit position for the
+/// pair (`a`: index bit clear, `b`: set); `mask` selects the positions with bit s clear.
+macro_rules! swap_across {
+    ($q:ident, $a:literal, $b:literal, $mask:literal, $s:literal) => {{
+        let m = vdupq_n_u8($mask);
+        let d = vandq_u8(veorq_u8(vshrq_n_u8::<$s>($q[$a]), $q[$b]), m);
+        $q[$a] = veorq_u8($q[$a], vshlq_n_u8::<$s>(d));
+        $q[$b] = veorq_u8($q[$b], d);
+    }};
+}
+
+/// The 8×8 bit transpose of byte k of all eight registers, for every k: with one block
+/// per register it yields the bit planes, and applied to the planes it gives the blocks
+/// back (an involution).
+#[inline(always)]
+unsafe fn transpose8(q: &mut [uint8x16_t; GROUP]) {
+    // SAFETY: NEON is part of the AArch64 baseline.
+    unsafe {
+        swap_across!(q, 0, 1, 0x55, 1);
+        swap_across!(q, 2, 3, 0x55, 1);
+        swap_across!(q, 4, 5, 0x55, 1);
+        swap_across!(q, 6, 7, 0x55, 1);
+        swap_across!(q, 0, 2, 0x33, 2);
+        swap_across!(q, 1, 3, 0x33, 2);
+        swap_across!(q, 4, 6, 0x33, 2);
+        swap_across!(q, 5, 7, 0x33, 2);
+        swap_across!(q, 0, 4, 0x0f, 4);
+        swap_across!(q, 1, 5, 0x0f, 4);
+        swap_across!(q, 2, 6, 0x0f, 4);
+        swap_across!(q, 3, 7, 0x0f, 4);
+    }
+}
+
+/// SubBytes without the affine constant (folded into the round keys): the
+/// Boyar–Peralta circuit, names as in the paper and in `soft::aes` (U0 = most
+/// significant bit).
+#[inline(always)]
+fn sub_bytes(q: &mut [uint8x16_t; GROUP]) {
+    let u0 = V(q[7]);
+    let u1 = V(q[6]);
+    let u2 = V(q[5]);
+    let u3 = V(q[4]);
+    let u4 = V(q[3]);
+    let u5 = V(q[2]);
+    let u6 = V(q[1]);
+    let u7 = V(q[0]);
+
+    // Top linear layer.
+    let t1 = u0 ^ u3;
+    let t2 = u0 ^ u5;
+    let t3 = u0 ^ u6;
+    let t4 = u3 ^ u5;
+    let t5 = u4 ^ u6;
+    let t6 = t1 ^ t5;
+    let t7 = u1 ^ u2;
+    let t8 = u7 ^ t6;
+    let t9 = u7 ^ t7;
+    let t10 = t6 ^ t7;
+    let t11 = u1 ^ u5;
+    let t12 = u2 ^ u5;
+    let t13 = t3 ^ t4;
+    let t14 = t6 ^ t11;
+    let t15 = t5 ^ t11;
+    let t16 = t5 ^ t12;
+    let t17 = t9 ^ t16;
+    let t18 = u3 ^ u7;
+    let t19 = t7 ^ t18;
+    let t20 = t1 ^ t19;
+    let t21 = u6 ^ u7;
+    let t22 = t7 ^ t21;
+    let t23 = t2 ^ t22;
+    let t24 = t2 ^ t10;
+    let t25 = t20 ^ t17;
+    let t26 = t3 ^ t16;
+    let t27 = t1 ^ t12;
+    let d = u7;
+
+    // Non-linear core (inversion in GF(2^8) via GF(2^4)).
+    let m1 = t13 & t6;
+    let m2 = t23 & t8;
+    let m3 = t14 ^ m1;
+    let m4 = t19 & d;
+    let m5 = m4 ^ m1;
+    let m6 = t3 & t16;
+    let m7 = t22 & t9;
+    let m8 = t26 ^ m6;
+    let m9 = t20 & t17;
+    let m10 = m9 ^ m6;
+    let m11 = t1 & t15;
+    let m12 = t4 & t27;
+    let m13 = m12 ^ m11;
+    let m14 = t2 & t10;
+    let m15 = m14 ^ m11;
+    let m16 = m3 ^ m2;
+    let m17 = m5 ^ t24;
+    let m18 = m8 ^ m7;
+    let m19 = m10 ^ m15;
+    let m20 = m16 ^ m13;
+    let m21 = m17 ^ m15;
+    let m22 = m18 ^ m13;
+    let m23 = m19 ^ t25;
+    let m24 = m22 ^ m23;
+    let m25 = m22 & m20;
+    let m26 = m21 ^ m25;
+    let m27 = m20 ^ m21;
+    let m28 = m23 ^ m25;
+    let m29 = m28 & m27;
+    let m30 = m26 & m24;
+    let m31 = m20 & m23;
+    let m32 = m27 & m31;
+    let m33 = m27 ^ m25;
+    let m34 = m21 & m22;
+    let m35 = m24 & m34;
+    let m36 = m24 ^ m25;
+    let m37 = m21 ^ m29;
+    let m38 = m32 ^ m33;
+    let m39 = m23 ^ m30;
+    let m40 = m35 ^ m36;
+    let m41 = m38 ^ m40;
+    let m42 = m37 ^ m39;
+    let m43 = m37 ^ m38;
+    let m44 = m39 ^ m40;
+    let m45 = m42 ^ m41;
+    let m46 = m44 & t6;
+    let m47 = m40 & t8;
+    let m48 = m39 & d;
+    let m49 = m43 & t16;
+    let m50 = m38 & t9;
+    let m51 = m37 & t17;
+    let m52 = m42 & t15;
+    let m53 = m45 & t27;
+    let m54 = m41 & t10;
+    let m55 = m44 & t13;
+    let m56 = m40 & t23;
+    let m57 = m39 & t19;
+    let m58 = m43 & t3;
+    let m59 = m38 & t22;
+    let m60 = m37 & t20;
+    let m61 = m42 & t1;
+    let m62 = m45 & t4;
+    let m63 = m41 & t2;
+
+    // Bottom linear layer, including the affine constant 0x63 (the four XNORs).
+    let l0 = m61 ^ m62;
+    let l1 = m50 ^ m56;
+    let l2 = m46 ^ m48;
+    let l3 = m47 ^ m55;
+    let l4 = m54 ^ m58;
+    let l5 = m49 ^ m61;
+    let l6 = m62 ^ l5;
+    let l7 = m46 ^ l3;
+    let l8 = m51 ^ m59;
+    let l9 = m52 ^ m53;
+    let l10 = m53 ^ l4;
+    let l11 = m60 ^ l2;
+    let l12 = m48 ^ m51;
+    let l13 = m50 ^ l0;
+    let l14 = m52 ^ m61;
+    let l15 = m55 ^ l1;
+    let l16 = m56 ^ l0;
+    let l17 = m57 ^ l1;
+    let l18 = m58 ^ l8;
+    let l19 = m63 ^ l4;
+    let l20 = l0 ^ l1;
+    let l21 = l1 ^ l7;
+    let l22 = l3 ^ l12;
+    let l23 = l18 ^ l2;
+    let l24 = l15 ^ l9;
+    let l25 = l6 ^ l10;
+    let l26 = l7 ^ l9;
+    let l27 = l8 ^ l10;
+    let l28 = l11 ^ l14;
+    let l29 = l11 ^ l17;
+
+    q[7] = (l6 ^ l24).0;
+    q[6] = (l16 ^ l26).0;
+    q[5] = (l19 ^ l28).0;
+    q[4] = (l6 ^ l21).0;
+    q[3] = (l20 ^ l22).0;
+    q[2] = (l25 ^ l29).0;
+    q[1] = (l13 ^ l27).0;
+    q[0] = (l6 ^ l23).0;
+}
+
+/// ShiftRows: byte r + 4c takes byte r + 4((c + r) mod 4).
+const SR: [u8; 16] = {
+    let mut t = [0u8; 16];
+    let mut i = 0;
+    while i < 16 {
+        let (r, c) = (i % 4, i / 4);
+        t[i] = (r + 4 * ((c + r) % 4)) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// ShiftRows followed by "the byte one row down in the same column" (MixColumns' a1).
+const SR_ROW1: [u8; 16] = {
+    let mut t = [0u8; 16];
+    let mut i = 0;
+    while i < 16 {
+        let (r, c) = (i % 4, i / 4);
+        t[i] = SR[(r + 1) % 4 + 4 * c];
+        i += 1;
+    }
+    t
+};
+
+/// ShiftRows and MixColumns on the planes. With a the byte and a1, a2, a3 the bytes one,
+/// two and three rows down its column, MixColumns gives 2(a + a1) + a1 + (a2 + a3), and
+/// a2 + a3 is (a + a1) two rows down: a 16-bit rotation of each 32-bit column.
+#[inline(always)]
+unsafe fn shift_mix(q: &mut [uint8x16_t; GROUP], sr: uint8x16_t, sr1: uint8x16_t) {
+    // SAFETY: NEON is part of the AArch64 baseline.
+    unsafe {
+        let a1: [uint8x16_t; GROUP] = core::array::from_fn(|j| vqtbl1q_u8(q[j], sr1));
+        let t: [uint8x16_t; GROUP] =
+            core::array::from_fn(|j| veorq_u8(vqtbl1q_u8(q[j], sr), a1[j]));
+        // 2·t: plane j takes plane j − 1; the old top plane folds in as 0x1b.
+        let top = t[7];
+        let dbl = [
+            top,
+            veorq_u8(t[0], top),
+            t[1],
+            veorq_u8(t[2], top),
+            veorq_u8(t[3], top),
+            t[4],
+            t[5],
+            t[6],
+        ];
+        for j in 0..GROUP {
+            let a23 = vreinterpretq_u8_u16(vrev32q_u16(vreinterpretq_u16_u8(t[j])));
+            q[j] = veorq_u8(veorq_u8(dbl[j], a1[j]), a23);
+        }
+    }
+}
+
+#[inline(always)]
+unsafe fn add_round_key(q: &mut [uint8x16_t; GROUP], k: &NeonKey, r: usize) {
+    for (j, x) in q.iter_mut().enumerate() {
+        // SAFETY: r ≤ 14 and j < 8 index `k.rk`; NEON baseline.
+        *x = unsafe { veorq_u8(*x, vld1q_u8(k.rk[r][j].as_ptr())) };
+    }
+}
+
+/// AES with `R` rounds on eight blocks, fully unrolled.
+#[inline(always)]
+unsafe fn aes8_r<const R: usize>(k: &NeonKey, mut q: [uint8x16_t; GROUP]) -> [uint8x16_t; GROUP] {
+    // SAFETY: NEON baseline; the constant tables are 16 bytes; round indices ≤ R ≤ 14.
+    unsafe {
+        let sr = vld1q_u8(SR.as_ptr());
+        let sr1 = vld1q_u8(SR_ROW1.as_ptr());
+        transpose8(&mut q);
+        add_round_key(&mut q, k, 0);
+        // Spelled out: a `for` over the rounds would stay a rolled loop.
+        macro_rules! rounds {
+            ($($r:literal)*) => {$(
+                if $r < R {
+                    sub_bytes(&mut q);
+                    shift_mix(&mut q, sr, sr1);
+                    add_round_key(&mut q, k, $r);
+                }
+            )*};
+        }
+        rounds!(1 2 3 4 5 6 7 8 9 10 11 12 13);
+        sub_bytes(&mut q);
+        for x in q.iter_mut() {
+            *x = vqtbl1q_u8(*x, sr);
+        }
+        add_round_key(&mut q, k, R);
+        transpose8(&mut q);
+        q
+    }
+}
+
+macro_rules! aes8_sizes {
+    ($($name:ident, $r:literal;)*) => {$(
+        #[inline(never)]
+        fn $name(k: &NeonKey, q: [uint8x16_t; GROUP]) -> [uint8x16_t; GROUP] {
+            // SAFETY: NEON baseline; forwarded.
+            unsafe { aes8_r::<$r>(k, q) }
+        }
+    )*};
+}
+
+aes8_sizes! {
+    aes8_128, 10;
+    aes8_192, 12;
+    aes8_256, 14;
+}
+
+/// Eight blocks with a key of any size (tails, J0, key setup).
+fn aes8(k: &NeonKey, q: [uint8x16_t; GROUP]) -> [uint8x16_t; GROUP] {
+    match k.rounds {
+        10 => aes8_128(k, q),
+        12 => aes8_192(k, q),
+        _ => aes8_256(k, q),
+    }
+}
+
+/// SubWord of the key schedule through the bit-sliced circuit (block 0 only).
+fn sub_word(w: u32) -> u32 {
+    // SAFETY: NEON baseline.
+    unsafe {
+        let mut q = [vdupq_n_u8(0); GROUP];
+        q[0] = vreinterpretq_u8_u32(vsetq_lane_u32::<0>(w, vdupq_n_u32(0)));
+        transpose8(&mut q);
+        sub_bytes(&mut q);
+        transpose8(&mut q);
+        let r = vgetq_lane_u32::<0>(vreinterpretq_u32_u8(q[0])) ^ 0x6363_6363;
+        q = [vdupq_n_u8(0); GROUP];
+        core::hint::black_box(&q);
+        r
+    }
+}
+
+/// FIPS-197 key expansion into bit planes, the S-box constant folded into rounds ≥ 1.
+fn expand_key(k: &mut NeonKey, key: &[u8]) {
+    let nk = key.len() / 4;
+    let rounds = nk + 6;
+    let total = 4 * (rounds + 1);
+    let mut w = [0u32; 60];
+    for (i, c) in key.chunks_exact(4).enumerate() {
+        w[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+    }
+    let mut rcon = 1u32;
+    for i in nk..total {
+        let mut t = w[i - 1];
+        if i % nk == 0 {
+            t = sub_word(t.rotate_right(8)) ^ rcon;
+            rcon = if rcon & 0x80 != 0 {
+                (rcon << 1) ^ 0x11b
+            } else {
+                rcon << 1
+            };
+        } else if nk > 6 && i % nk == 4 {
+            t = sub_word(t);
+        }
+        w[i] = w[i - nk] ^ t;
+    }
+    let mut bytes = [0u8; 16];
+    k.rk = [[[0; 16]; 8]; 15];
+    for r in 0..=rounds {
+        for c in 0..4 {
+            bytes[4 * c..4 * c + 4].copy_from_slice(&w[4 * r + c].to_le_bytes());
+        }
+        // SAFETY: NEON baseline; 16-byte buffers.
+        unsafe {
+            let v = vld1q_u8(bytes.as_ptr());
+            for j in 0..8 {
+                let mut plane = vtstq_u8(v, vdupq_n_u8(1 << j));
+                if r > 0 && (0x63 >> j) & 1 == 1 {
+                    plane = vmvnq_u8(plane);
+                }
+                vst1q_u8(k.rk[r][j].as_mut_ptr(), plane);
+            }
+        }
+    }
+    k.rounds = rounds as u64;
+    crate::util::wipe_bytes(&mut bytes);
+    crate::util::wipe_bytes(
+        // SAFETY: reinterpreting a u32 array as bytes of the same total size.
+        unsafe { core::slice::from_raw_parts_mut(w.as_mut_ptr() as *mut u8, 240) },
+    );
+}
+
+// ------------------------------------------------------------------ GHASH with pmull.8b
+
+/// `tbl` indices rotating the bytes of each 64-bit half down by k places (byte i takes
+/// byte i + k mod 8 of its half): the `A_k` forms.
+const ROT: [[u8; 16]; 4] = {
+    let mut t = [[0u8; 16]; 4];
+    let mut k = 0;
+    while k < 4 {
+        let mut i = 0;
+        while i < 16 {
+            t[k][i] = ((i & 8) | ((i + k + 1) & 7)) as u8;
+            i += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
+/// Bytes that a k-byte rotation of a partial product carries across the 64-bit
+/// boundary (those of the wrapped pairs): [16 − k, 16) and [0, k).
+const WRAP: [[u8; 16]; 4] = {
+    let mut t = [[0u8; 16]; 4];
+    let mut k = 1;
+    while k <= 4 {
+        let mut i = 0;
+        while i < 16 {
+            if i < k || i >= 16 - k {
+                t[k - 1][i] = 0xff;
+            }
+            i += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
+/// The three data rotations (k = 1, 2, 3) and the helpers' constants, loaded once.
+#[derive(Clone, Copy)]
+struct Consts {
+    rot: [uint8x16_t; 3],
+    wrap: [uint8x16_t; 4],
+}
+
+#[inline(always)]
+unsafe fn consts() -> Consts {
+    // SAFETY: NEON baseline; 16-byte constant tables.
+    unsafe {
+        Consts {
+            rot: core::array::from_fn(|i| vld1q_u8(ROT[i].as_ptr())),
+            wrap: core::array::from_fn(|i| vld1q_u8(WRAP[i].as_ptr())),
+        }
+    }
+}
+
+/// 8×8-bit polynomial products of the low (`pmull .8b`) and high (`pmull2 .16b`)
+/// halves.
+#[inline(always)]
+unsafe fn mul_lo(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+    // SAFETY: NEON baseline.
+    unsafe {
+        vreinterpretq_u8_p16(vmull_p8(
+            vreinterpret_p8_u8(vget_low_u8(a)),
+            vreinterpret_p8_u8(vget_low_u8(b)),
+        ))
+    }
+}
+
+#[inline(always)]
+unsafe fn mul_hi(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+    // SAFETY: NEON baseline.
+    unsafe {
+        vreinterpretq_u8_p16(vmull_high_p8(
+            vreinterpretq_p8_u8(a),
+            vreinterpretq_p8_u8(b),
+        ))
+    }
+}
+
+#[inline(always)]
+unsafe fn xor(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+    // SAFETY: NEON baseline.
+    unsafe { veorq_u8(a, b) }
+}
+
+/// Unplaced partial products of a sum of 128×128 products, per Karatsuba part (lo·lo,
+/// hi·hi, middle) and per byte offset k = 0..4.
+struct Acc {
+    lo: [uint8x16_t; 5],
+    hi: [uint8x16_t; 5],
+    mid: [uint8x16_t; 5],
+}
+
+impl Acc {
+    #[inline(always)]
+    unsafe fn new() -> Acc {
+        // SAFETY: NEON baseline.
+        let z = unsafe { vdupq_n_u8(0) };
+        Acc {
+            lo: [z; 5],
+            hi: [z; 5],
+            mid: [z; 5],
+        }
+    }
+
+    /// Adds the lo·lo and hi·hi products of x and the power whose forms are `h`
+    /// (h[0] plain, h[k] rotated by k).
+    #[inline(always)]
+    unsafe fn outer(&mut self, c: &Consts, x: uint8x16_t, h: &[[u8; 16]; 5]) {
+        // SAFETY: NEON baseline; 16-byte arrays.
+        unsafe {
+            let hv: [uint8x16_t; 5] = core::array::from_fn(|i| vld1q_u8(h[i].as_ptr()));
+            let xr: [uint8x16_t; 3] = core::array::from_fn(|i| vqtbl1q_u8(x, c.rot[i]));
+            self.lo[0] = xor(self.lo[0], mul_lo(hv[0], x));
+            self.hi[0] = xor(self.hi[0], mul_hi(hv[0], x));
+            for k in 1..4 {
+                self.lo[k] = xor(self.lo[k], xor(mul_lo(hv[k], x), mul_lo(hv[0], xr[k - 1])));
+                self.hi[k] = xor(self.hi[k], xor(mul_hi(hv[k], x), mul_hi(hv[0], xr[k - 1])));
+            }
+            self.lo[4] = xor(self.lo[4], mul_lo(hv[4], x));
+            self.hi[4] = xor(self.hi[4], mul_hi(hv[4], x));
+        }
+    }
+
+    /// Adds the Karatsuba middle products of blocks a and b (the pair's operands packed
+    /// into one register, low half from a, high half from b).
+    #[inline(always)]
+    unsafe fn middle(&mut self, c: &Consts, a: uint8x16_t, b: uint8x16_t, h: &[[u8; 16]; 5]) {
+        // SAFETY: NEON baseline; 16-byte arrays.
+        unsafe {
+            let (a64, b64) = (vreinterpretq_u64_u8(a), vreinterpretq_u64_u8(b));
+            let m = vreinterpretq_u8_u64(veorq_u64(vzip1q_u64(a64, b64), vzip2q_u64(a64, b64)));
+            let hv: [uint8x16_t; 5] = core::array::from_fn(|i| vld1q_u8(h[i].as_ptr()));
+            let mr: [uint8x16_t; 3] = core::array::from_fn(|i| vqtbl1q_u8(m, c.rot[i]));
+            self.mid[0] = xor(self.mid[0], xor(mul_lo(hv[0], m), mul_hi(hv[0], m)));
+            for k in 1..4 {
+                let p = xor(mul_lo(hv[k], m), mul_hi(hv[k], m));
+                let q = xor(mul_lo(hv[0], mr[k - 1]), mul_hi(hv[0], mr[k - 1]));
+                self.mid[k] = xor(self.mid[k], xor(p, q));
+            }
+            self.mid[4] = xor(self.mid[4], xor(mul_lo(hv[4], m), mul_hi(hv[4], m)));
+        }
+    }
+
+    /// Places, recombines and reduces: the field element the accumulated sum is.
+    #[inline(always)]
+    unsafe fn reduce(&self, c: &Consts) -> uint8x16_t {
+        // SAFETY: NEON baseline.
+        unsafe {
+            let lo = combine(c, &self.lo);
+            let hi = combine(c, &self.hi);
+            let mid = xor(combine(c, &self.mid), xor(lo, hi));
+            let z = vdupq_n_u8(0);
+            let lo = xor(lo, vextq_u8::<8>(z, mid));
+            let hi = xor(hi, vextq_u8::<8>(mid, z));
+            reduce(lo, hi)
+        }
+    }
+}
+
+/// Moves the partial products of byte offset k into place (see the file comment): the
+/// 128-bit value turns up by k bytes, and the wrapped lanes, which now sit in the top k
+/// bytes of the high half and the bottom k bytes of the low half, swap halves.
+macro_rules! place {
+    ($c:expr, $m:expr, $k:literal, $ext:literal) => {{
+        let r = vextq_u8::<$ext>($m, $m);
+        let w = vandq_u8(r, $c.wrap[$k - 1]);
+        veorq_u8(veorq_u8(r, w), vextq_u8::<8>(w, w))
+    }};
+}
+
+/// The 128-bit product a set of accumulators stands for.
+#[inline(always)]
+unsafe fn combine(c: &Consts, a: &[uint8x16_t; 5]) -> uint8x16_t {
+    // SAFETY: NEON baseline.
+    unsafe {
+        let p1 = place!(c, a[1], 1, 15);
+        let p2 = place!(c, a[2], 2, 14);
+        let p3 = place!(c, a[3], 3, 13);
+        let p4 = place!(c, a[4], 4, 12);
+        xor(xor(a[0], p1), xor(xor(p2, p3), p4))
+    }
+}
+
+/// Reduces lo + hi·x^128 modulo x^128 + x^7 + x^2 + x + 1 with shifts. With hi = (w2, w3)
+/// in 64-bit words, w·x^128 ≡ w·(1 + x + x^2 + x^7): the low 64 bits of each product are
+/// w ^ w<<1 ^ w<<2 ^ w<<7, the carries c = w>>63 ^ w>>62 ^ w>>57 (at most 7 bits). The
+/// carry of w3 lands in w2 before w2 is folded; it is too short to carry again.
+#[inline(always)]
+unsafe fn reduce(lo: uint8x16_t, hi: uint8x16_t) -> uint8x16_t {
+    // SAFETY: NEON baseline.
+    unsafe {
+        let z = vdupq_n_u64(0);
+        let t = vreinterpretq_u64_u8(hi);
+        let c = veorq_u64(
+            veorq_u64(vshrq_n_u64::<63>(t), vshrq_n_u64::<62>(t)),
+            vshrq_n_u64::<57>(t),
+        );
+        // (w2 ^ c3, w3)
+        let t = veorq_u64(t, vextq_u64::<1>(c, z));
+        let f = veorq_u64(
+            veorq_u64(t, vshlq_n_u64::<1>(t)),
+            veorq_u64(vshlq_n_u64::<2>(t), vshlq_n_u64::<7>(t)),
+        );
+        // c2 goes to w1.
+        let f = veorq_u64(f, vextq_u64::<1>(z, c));
+        veorq_u8(lo, vreinterpretq_u8_u64(f))
+    }
+}
+
+/// (x0·H^8 + x1·H^7 + … + x7·H), natural bit order; the caller has added Y into the
+/// first block that carries data (a short group is padded with leading zero blocks).
+#[inline(always)]
+unsafe fn ghash8(k: &NeonKey, c: &Consts, x: &[uint8x16_t; GROUP]) -> uint8x16_t {
+    // SAFETY: NEON baseline; indices below are < 8 (h) and < 4 (hm).
+    unsafe {
+        let mut acc = Acc::new();
+        for j in 0..GROUP / 2 {
+            let (a, b) = (x[2 * j], x[2 * j + 1]);
+            acc.outer(c, a, &k.h[GROUP - 1 - 2 * j]);
+            acc.outer(c, b, &k.h[GROUP - 2 - 2 * j]);
+            acc.middle(c, a, b, &k.hm[j]);
+        }
+        acc.reduce(c)
+    }
+}
+
+/// The five forms of a 128-bit operand (plain, bytes rotated by 1..4 within halves).
+unsafe fn forms(v: uint8x16_t) -> [[u8; 16]; 5] {
+    let mut out = [[0u8; 16]; 5];
+    // SAFETY: NEON baseline; 16-byte arrays.
+    unsafe {
+        vst1q_u8(out[0].as_mut_ptr(), v);
+        for k in 0..4 {
+            vst1q_u8(
+                out[k + 1].as_mut_ptr(),
+                vqtbl1q_u8(v, vld1q_u8(ROT[k].as_ptr())),
+            );
+        }
+    }
+    out
+}
+
+/// lo ^ hi of a (in both halves).
+#[inline(always)]
+unsafe fn fold_halves(a: uint8x16_t) -> uint8x16_t {
+    // SAFETY: NEON baseline.
+    unsafe { veorq_u8(a, vextq_u8::<8>(a, a)) }
+}
+
+/// a·b in GF(2^128), natural bit order (key setup only).
+unsafe fn gf_mul(c: &Consts, a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+    // SAFETY: NEON baseline.
+    unsafe {
+        let mut acc = Acc::new();
+        acc.outer(c, a, &forms(b));
+        // Middle product with a partner block of zero: lane 1 of the packed operand is
+        // zero, so only a's middle term counts.
+        let bm = vcombine_u8(vget_low_u8(fold_halves(b)), vdup_n_u8(0));
+        acc.middle(c, a, vdupq_n_u8(0), &forms(bm));
+        acc.reduce(c)
+    }
+}
+
+unsafe fn init(k: &mut NeonKey, key: &[u8]) {
+    expand_key(k, key);
+    // SAFETY: NEON baseline; indices < 8.
+    unsafe {
+        let c = consts();
+        let h = vrbitq_u8(aes8(k, [vdupq_n_u8(0); GROUP])[0]);
+        let mut p = h;
+        let mut pw = [vdupq_n_u8(0); GROUP];
+        for (i, slot) in pw.iter_mut().enumerate() {
+            *slot = p;
+            k.h[i] = forms(p);
+            if i + 1 < GROUP {
+                p = gf_mul(&c, p, h);
+            }
+        }
+        for j in 0..GROUP / 2 {
+            // lane 0: H^(8−2j), lane 1: H^(7−2j).
+            let a = fold_halves(pw[GROUP - 1 - 2 * j]);
+            let b = fold_halves(pw[GROUP - 2 - 2 * j]);
+            k.hm[j] = forms(vcombine_u8(vget_low_u8(a), vget_low_u8(b)));
+        }
+    }
+}
+
+// ------------------------------------------------------------------ counters
+
+/// Counter block with the 32-bit counter in lane 3 in native order, so a vector add
+/// increments it (wrapping mod 2^32, as inc32 requires); `rev32` turns it back.
+#[inline(always)]
+unsafe fn ctr_to_native(ctr: &[u8; 16]) -> uint32x4_t {
+    // SAFETY: 16 readable bytes; NEON baseline.
+    unsafe { vreinterpretq_u32_u8(vrev32q_u8(vld1q_u8(ctr.as_ptr()))) }
+}
+
+#[inline(always)]
+unsafe fn ctr_from_native(c: uint32x4_t, out: &mut [u8; 16]) {
+    // SAFETY: 16 writable bytes; NEON baseline.
+    unsafe { vst1q_u8(out.as_mut_ptr(), vrev32q_u8(vreinterpretq_u8_u32(c))) }
+}
+
+#[inline(always)]
+unsafe fn ctr_add(c: uint32x4_t, i: u32) -> uint32x4_t {
+    // SAFETY: NEON baseline.
+    unsafe { vaddq_u32(c, vsetq_lane_u32::<3>(i, vdupq_n_u32(0))) }
+}
+
+/// The next eight counter blocks (big-endian), advancing `ctr` by eight.
+#[inline(always)]
+unsafe fn counters(ctr: &mut uint32x4_t) -> [uint8x16_t; GROUP] {
+    // SAFETY: NEON baseline.
+    unsafe {
+        let c = *ctr;
+        *ctr = ctr_add(c, GROUP as u32);
+        core::array::from_fn(|i| vrev32q_u8(vreinterpretq_u8_u32(ctr_add(c, i as u32))))
+    }
+}
+
+// ------------------------------------------------------------------ kernels
+
+/// One group of eight blocks: CTR and GHASH of the ciphertext. Decryption hashes the
+/// input, which does not wait for the AES, so the two streams overlap.
+#[inline(always)]
+unsafe fn crypt_group<const R: usize, const ENC: bool>(
+    k: &NeonKey,
+    c: &Consts,
+    ctr: &mut uint32x4_t,
+    y: &mut uint8x16_t,
+    src: *const u8,
+    dst: *mut u8,
+) {
+    // SAFETY: NEON baseline; `src`/`dst` hold 128 bytes (caller's contract).
+    unsafe {
+        let input: [uint8x16_t; GROUP] = core::array::from_fn(|i| vld1q_u8(src.add(16 * i)));
+        let ks = aes8_r::<R>(k, counters(ctr));
+        let out: [uint8x16_t; GROUP] = core::array::from_fn(|i| veorq_u8(input[i], ks[i]));
+        for (i, o) in out.iter().enumerate() {
+            vst1q_u8(dst.add(16 * i), *o);
+        }
+        let mut x = if ENC { out } else { input }.map(|v| vrbitq_u8(v));
+        x[0] = veorq_u8(x[0], *y);
+        *y = ghash8(k, c, &x);
+    }
+}
+
+macro_rules! crypt_kernels {
+    ($($name:ident, $r:literal, $enc:literal;)*) => {$(
+        /// Steady-state CTR + GHASH loop for one key size and direction.
+        #[inline(never)]
+        unsafe fn $name(
+            k: &NeonKey,
+            ctr: &mut uint32x4_t,
+            y: &mut uint8x16_t,
+            mut src: *const u8,
+            mut dst: *mut u8,
+            groups: usize,
+        ) {
+            // SAFETY: `src`/`dst` hold 128*groups bytes (caller's contract).
+            unsafe {
+                let c = consts();
+                for _ in 0..groups {
+                    crypt_group::<$r, $enc>(k, &c, ctr, y, src, dst);
+                    src = src.add(16 * GROUP);
+                    dst = dst.add(16 * GROUP);
+                }
+            }
+        }
+    )*};
+}
+
+crypt_kernels! {
+    kernel_enc_aes128, 10, true;
+    kernel_enc_aes192, 12, true;
+    kernel_enc_aes256, 14, true;
+    kernel_dec_aes128, 10, false;
+    kernel_dec_aes192, 12, false;
+    kernel_dec_aes256, 14, false;
+}
+
+macro_rules! ctr_kernels {
+    ($($name:ident, $r:literal;)*) => {$(
+        /// Steady-state CTR loop (keystream only) for one key size.
+        #[inline(never)]
+        unsafe fn $name(
+            k: &NeonKey,
+            ctr: &mut uint32x4_t,
+            mut src: *const u8,
+            mut dst: *mut u8,
+            groups: usize,
+        ) {
+            // SAFETY: `src`/`dst` hold 128*groups bytes (caller's contract).
+            unsafe {
+                for _ in 0..groups {
+                    let ks = aes8_r::<$r>(k, counters(ctr));
+                    for (i, s) in ks.iter().enumerate() {
+                        let x = vld1q_u8(src.add(16 * i));
+                        vst1q_u8(dst.add(16 * i), veorq_u8(x, *s));
+                    }
+                    src = src.add(16 * GROUP);
+                    dst = dst.add(16 * GROUP);
+                }
+            }
+        }
+    )*};
+}
+
+ctr_kernels! {
+    kernel_ctr_aes128, 10;
+    kernel_ctr_aes192, 12;
+    kernel_ctr_aes256, 14;
+}
+
+/// GHASH-only steady-state loop, eight blocks per iteration.
+#[inline(never)]
+unsafe fn kernel_ghash(k: &NeonKey, y: &mut uint8x16_t, mut data: *const u8, groups: usize) {
+    // SAFETY: `data` holds 128*groups bytes (caller's contract); NEON baseline.
+    unsafe {
+        let c = consts();
+        let mut acc = *y;
+        for _ in 0..groups {
+            let mut x: [uint8x16_t; GROUP] =
+                core::array::from_fn(|i| vrbitq_u8(vld1q_u8(data.add(16 * i))));
+            x[0] = veorq_u8(x[0], acc);
+            acc = ghash8(k, &c, &x);
+            data = data.add(16 * GROUP);
+        }
+        *y = acc;
+    }
+}
+
+/// CTR over `blocks` (all key sizes), with `j0` (when given) encrypted in place as an
+/// extra lane of the last, partial group. Returns the last group's keystream applied;
+/// GHASH of the tail is the caller's.
+unsafe fn crypt<const ENC: bool>(
+    k: &NeonKey,
+    ctr: &mut [u8; 16],
+    y: &mut [u8; 16],
+    src: *const u8,
+    dst: *mut u8,
+    blocks: usize,
+    j0: Option<&mut [u8; 16]>,
+) {
+    // SAFETY: NEON baseline; `src`/`dst` hold 16*blocks bytes (caller's contract).
+    unsafe {
+        let mut c = ctr_to_native(ctr);
+        let mut acc = vrbitq_u8(vld1q_u8(y.as_ptr()));
+        let groups = blocks / GROUP;
+        if groups > 0 {
+            let f = match (k.rounds, ENC) {
+                (10, true) => kernel_enc_aes128,
+                (12, true) => kernel_enc_aes192,
+                (_, true) => kernel_enc_aes256,
+                (10, false) => kernel_dec_aes128,
+                (12, false) => kernel_dec_aes192,
+                (_, false) => kernel_dec_aes256,
+            };
+            f(k, &mut c, &mut acc, src, dst, groups);
+        }
+        let done = groups * GROUP;
+        let n = blocks - done;
+        if n > 0 || j0.is_some() {
+            crypt_tail::<ENC>(
+                k,
+                &mut c,
+                &mut acc,
+                src.add(16 * done),
+                dst.add(16 * done),
+                n,
+                j0,
+            );
+        }
+        ctr_from_native(c, ctr);
+        vst1q_u8(y.as_mut_ptr(), vrbitq_u8(acc));
+    }
+}
+
+/// The last 0..=7 blocks (and J0): one eight-lane AES call, and one GHASH of a group
+/// padded with leading zero blocks, so the n blocks meet H^n..H^1.
+#[inline(never)]
+unsafe fn crypt_tail<const ENC: bool>(
+    k: &NeonKey,
+    c: &mut uint32x4_t,
+    acc: &mut uint8x16_t,
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    j0: Option<&mut [u8; 16]>,
+) {
+    debug_assert!(n < GROUP);
+    // SAFETY: `src`/`dst` hold 16*n bytes (caller's contract); n ≤ 7 (public), so every
+    // index below is < 8; NEON baseline.
+    unsafe {
+        let mut lanes = [vdupq_n_u8(0); GROUP];
+        for (i, l) in lanes.iter_mut().enumerate().take(n) {
+            *l = vrev32q_u8(vreinterpretq_u8_u32(ctr_add(*c, i as u32)));
+        }
+        *c = ctr_add(*c, n as u32);
+        if let Some(j) = &j0 {
+            lanes[n] = vld1q_u8(j.as_ptr());
+        }
+        let ks = aes8(k, lanes);
+        if let Some(j) = j0 {
+            vst1q_u8(j.as_mut_ptr(), ks[n]);
+        }
+        if n == 0 {
+            return;
+        }
+        let mut x = [vdupq_n_u8(0); GROUP];
+        for i in 0..n {
+            let v = vld1q_u8(src.add(16 * i));
+            let o = veorq_u8(v, ks[i]);
+            vst1q_u8(dst.add(16 * i), o);
+            x[GROUP - n + i] = vrbitq_u8(if ENC { o } else { v });
+        }
+        x[GROUP - n] = veorq_u8(x[GROUP - n], *acc);
+        *acc = ghash8(k, &consts(), &x);
+    }
+}
+
+unsafe fn ghash(k: &NeonKey, y: &mut [u8; 16], data: *const u8, blocks: usize) {
+    // SAFETY: `data` holds 16*blocks bytes (caller's contract); NEON baseline; the tail
+    // indices are < 8.
+    unsafe {
+        let mut acc = vrbitq_u8(vld1q_u8(y.as_ptr()));
+        let groups = blocks / GROUP;
+        if groups > 0 {
+            kernel_ghash(k, &mut acc, data, groups);
+        }
+        let n = blocks % GROUP;
+        if n > 0 {
+            let tail = data.add(16 * GROUP * groups);
+            let mut x = [vdupq_n_u8(0); GROUP];
+            for i in 0..n {
+                x[GROUP - n + i] = vrbitq_u8(vld1q_u8(tail.add(16 * i)));
+            }
+            x[GROUP - n] = veorq_u8(x[GROUP - n], acc);
+            acc = ghash8(k, &consts(), &x);
+        }
+        vst1q_u8(y.as_mut_ptr(), vrbitq_u8(acc));
+    }
+}
+
+unsafe fn ctr_only(k: &NeonKey, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {
+    // SAFETY: `src`/`dst` hold 16*blocks bytes (caller's contract); NEON baseline.
+    unsafe {
+        let mut c = ctr_to_native(ctr);
+        let groups = blocks / GROUP;
+        if groups > 0 {
+            let f = match k.rounds {
+                10 => kernel_ctr_aes128,
+                12 => kernel_ctr_aes192,
+                _ => kernel_ctr_aes256,
+            };
+            f(k, &mut c, src, dst, groups);
+        }
+        let done = groups * GROUP;
+        let n = blocks - done;
+        if n > 0 {
+            let mut lanes = [vdupq_n_u8(0); GROUP];
+            for (i, l) in lanes.iter_mut().enumerate().take(n) {
+                *l = vrev32q_u8(vreinterpretq_u8_u32(ctr_add(c, i as u32)));
+            }
+            c = ctr_add(c, n as u32);
+            let ks = aes8(k, lanes);
+            for (i, s) in ks.iter().enumerate().take(n) {
+                let x = vld1q_u8(src.add(16 * (done + i)));
+                vst1q_u8(dst.add(16 * (done + i)), veorq_u8(x, *s));
+            }
+        }
+        ctr_from_native(c, ctr);
+    }
+}
