@@ -775,12 +775,16 @@ unsafe fn ghash8(k: &NeonKey, c: &Consts, x: &[uint8x16_t; GROUP]) -> uint8x16_t
     // SAFETY: NEON baseline; indices below are < 8 (h) and < 4 (hm).
     unsafe {
         let mut acc = Acc::new();
-        for j in 0..GROUP / 2 {
-            let (a, b) = (x[2 * j], x[2 * j + 1]);
-            acc.outer(c, a, &k.h[GROUP - 1 - 2 * j]);
-            acc.outer(c, b, &k.h[GROUP - 2 - 2 * j]);
-            acc.middle(c, a, b, &k.hm[j]);
+        // Written out: a `for` over the pairs stays a rolled loop.
+        macro_rules! pairs {
+            ($($j:literal)*) => {$(
+                let (a, b) = (x[2 * $j], x[2 * $j + 1]);
+                acc.outer(c, a, &k.h[GROUP - 1 - 2 * $j]);
+                acc.outer(c, b, &k.h[GROUP - 2 - 2 * $j]);
+                acc.middle(c, a, b, &k.hm[$j]);
+            )*};
         }
+        pairs!(0 1 2 3);
         acc.reduce(c)
     }
 }
