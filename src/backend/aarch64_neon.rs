@@ -65,12 +65,12 @@ struct NeonKey {
     rk: [[[u8; 16]; 8]; 15],
     rounds: u64,
     _pad: u64,
-    /// H^(i+1) in natural bit order, then its bytes rotated by 1..4 inside each 64-bit
-    /// half (the `B_k` forms of the multiplication).
-    h: [[[u8; 16]; 5]; GROUP],
+    /// H^(i+1) in natural bit order with its bytes rotated by 0..8 places inside each
+    /// 64-bit half (the `A_k` forms of the multiplication).
+    h: [[[u8; 16]; FORMS]; GROUP],
     /// Karatsuba middle operands for blocks 2j and 2j+1 of a group: lane 0 = lo ^ hi of
     /// H^(8−2j), lane 1 = lo ^ hi of H^(7−2j), and the rotated forms.
-    hm: [[[u8; 16]; 5]; GROUP / 2],
+    hm: [[[u8; 16]; FORMS]; GROUP / 2],
 }
 
 // SAFETY: byte and integer arrays only.
@@ -561,15 +561,18 @@ fn expand_key(k: &mut NeonKey, key: &[u8]) {
 
 // ------------------------------------------------------------------ GHASH with pmull.8b
 
+/// Number of byte rotations (0..8) of an operand: one partial product each.
+const FORMS: usize = 8;
+
 /// `tbl` indices rotating the bytes of each 64-bit half down by k places (byte i takes
-/// byte i + k mod 8 of its half): the `A_k` forms.
-const ROT: [[u8; 16]; 4] = {
-    let mut t = [[0u8; 16]; 4];
+/// byte i + k mod 8 of its half): the `A_k` forms (key setup only).
+const ROT: [[u8; 16]; FORMS] = {
+    let mut t = [[0u8; 16]; FORMS];
     let mut k = 0;
-    while k < 4 {
+    while k < FORMS {
         let mut i = 0;
         while i < 16 {
-            t[k][i] = ((i & 8) | ((i + k + 1) & 7)) as u8;
+            t[k][i] = ((i & 8) | ((i + k) & 7)) as u8;
             i += 1;
         }
         k += 1;
@@ -577,16 +580,16 @@ const ROT: [[u8; 16]; 4] = {
     t
 };
 
-/// Bytes that a k-byte rotation of a partial product carries across the 64-bit
-/// boundary (those of the wrapped pairs): [16 − k, 16) and [0, k).
-const WRAP: [[u8; 16]; 4] = {
-    let mut t = [[0u8; 16]; 4];
+/// Bytes that hold wrapped pairs after the k-byte rotation of [`combine`]:
+/// [16 − k, 16) and [0, k). Entry 0 is unused.
+const WRAP: [[u8; 16]; FORMS] = {
+    let mut t = [[0u8; 16]; FORMS];
     let mut k = 1;
-    while k <= 4 {
+    while k < FORMS {
         let mut i = 0;
         while i < 16 {
             if i < k || i >= 16 - k {
-                t[k - 1][i] = 0xff;
+                t[k][i] = 0xff;
             }
             i += 1;
         }
@@ -595,150 +598,143 @@ const WRAP: [[u8; 16]; 4] = {
     t
 };
 
-/// The three data rotations (k = 1, 2, 3) and the helpers' constants, loaded once.
-#[derive(Clone, Copy)]
-struct Consts {
-    rot: [uint8x16_t; 3],
-    wrap: [uint8x16_t; 4],
-}
+/// Selects the low 64-bit half.
+const LOW_HALF: [u8; 16] = [
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0,
+];
 
+/// 8×8-bit polynomial products of the low (`pmull .8b`) and high (`pmull2 .16b`) halves.
+/// One-instruction `asm!` (pure, no memory, so LLVM still schedules them freely): through
+/// the intrinsics LLVM turned some PMULL2 into an EXT plus PMULL.
 #[inline(always)]
-unsafe fn consts() -> Consts {
-    // SAFETY: NEON baseline; 16-byte constant tables.
+fn mul_lo(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+    let r: uint8x16_t;
+    // SAFETY: a register-only NEON instruction (AArch64 baseline).
     unsafe {
-        Consts {
-            rot: core::array::from_fn(|i| vld1q_u8(ROT[i].as_ptr())),
-            wrap: core::array::from_fn(|i| vld1q_u8(WRAP[i].as_ptr())),
-        }
+        core::arch::asm!("pmull {r:v}.8h, {a:v}.8b, {b:v}.8b",
+            r = lateout(vreg) r, a = in(vreg) a, b = in(vreg) b,
+            options(pure, nomem, nostack, preserves_flags));
     }
+    r
 }
 
-/// 8×8-bit polynomial products of the low (`pmull .8b`) and high (`pmull2 .16b`)
-/// halves.
 #[inline(always)]
-unsafe fn mul_lo(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
-    // SAFETY: NEON baseline.
+fn mul_hi(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+    let r: uint8x16_t;
+    // SAFETY: a register-only NEON instruction (AArch64 baseline).
     unsafe {
-        vreinterpretq_u8_p16(vmull_p8(
-            vreinterpret_p8_u8(vget_low_u8(a)),
-            vreinterpret_p8_u8(vget_low_u8(b)),
-        ))
+        core::arch::asm!("pmull2 {r:v}.8h, {a:v}.16b, {b:v}.16b",
+            r = lateout(vreg) r, a = in(vreg) a, b = in(vreg) b,
+            options(pure, nomem, nostack, preserves_flags));
     }
+    r
 }
 
 #[inline(always)]
-unsafe fn mul_hi(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
-    // SAFETY: NEON baseline.
-    unsafe {
-        vreinterpretq_u8_p16(vmull_high_p8(
-            vreinterpretq_p8_u8(a),
-            vreinterpretq_p8_u8(b),
-        ))
-    }
-}
-
-#[inline(always)]
-unsafe fn xor(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+fn xor(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
     // SAFETY: NEON baseline.
     unsafe { veorq_u8(a, b) }
 }
 
 /// Unplaced partial products of a sum of 128×128 products, per Karatsuba part (lo·lo,
-/// hi·hi, middle) and per byte offset k = 0..4.
+/// hi·hi, middle) and per rotation k of the H operand.
 struct Acc {
-    lo: [uint8x16_t; 5],
-    hi: [uint8x16_t; 5],
-    mid: [uint8x16_t; 5],
+    lo: [uint8x16_t; FORMS],
+    hi: [uint8x16_t; FORMS],
+    mid: [uint8x16_t; FORMS],
 }
 
 impl Acc {
     #[inline(always)]
-    unsafe fn new() -> Acc {
+    fn new() -> Acc {
         // SAFETY: NEON baseline.
         let z = unsafe { vdupq_n_u8(0) };
         Acc {
-            lo: [z; 5],
-            hi: [z; 5],
-            mid: [z; 5],
+            lo: [z; FORMS],
+            hi: [z; FORMS],
+            mid: [z; FORMS],
         }
     }
 
-    /// Adds the lo·lo and hi·hi products of x and the power whose forms are `h`
-    /// (h[0] plain, h[k] rotated by k).
+    /// Adds the lo·lo and hi·hi products of x and the power whose forms are `h`.
     #[inline(always)]
-    unsafe fn outer(&mut self, c: &Consts, x: uint8x16_t, h: &[[u8; 16]; 5]) {
-        // SAFETY: NEON baseline; 16-byte arrays.
-        unsafe {
-            let hv: [uint8x16_t; 5] = core::array::from_fn(|i| vld1q_u8(h[i].as_ptr()));
-            let xr: [uint8x16_t; 3] = core::array::from_fn(|i| vqtbl1q_u8(x, c.rot[i]));
-            self.lo[0] = xor(self.lo[0], mul_lo(hv[0], x));
-            self.hi[0] = xor(self.hi[0], mul_hi(hv[0], x));
-            for k in 1..4 {
-                self.lo[k] = xor(self.lo[k], xor(mul_lo(hv[k], x), mul_lo(hv[0], xr[k - 1])));
-                self.hi[k] = xor(self.hi[k], xor(mul_hi(hv[k], x), mul_hi(hv[0], xr[k - 1])));
-            }
-            self.lo[4] = xor(self.lo[4], mul_lo(hv[4], x));
-            self.hi[4] = xor(self.hi[4], mul_hi(hv[4], x));
+    unsafe fn outer(&mut self, x: uint8x16_t, h: &[[u8; 16]; FORMS]) {
+        for (k, hk) in h.iter().enumerate() {
+            // SAFETY: NEON baseline; 16-byte array.
+            let hv = unsafe { vld1q_u8(hk.as_ptr()) };
+            self.lo[k] = xor(self.lo[k], mul_lo(hv, x));
+            self.hi[k] = xor(self.hi[k], mul_hi(hv, x));
         }
     }
 
-    /// Adds the Karatsuba middle products of blocks a and b (the pair's operands packed
-    /// into one register, low half from a, high half from b).
+    /// Adds the Karatsuba middle products of blocks a and b, whose operands
+    /// (lo ^ hi) are packed into one register: low half from a, high half from b.
     #[inline(always)]
-    unsafe fn middle(&mut self, c: &Consts, a: uint8x16_t, b: uint8x16_t, h: &[[u8; 16]; 5]) {
+    unsafe fn middle(&mut self, a: uint8x16_t, b: uint8x16_t, h: &[[u8; 16]; FORMS]) {
         // SAFETY: NEON baseline; 16-byte arrays.
         unsafe {
-            let (a64, b64) = (vreinterpretq_u64_u8(a), vreinterpretq_u64_u8(b));
-            let m = vreinterpretq_u8_u64(veorq_u64(vzip1q_u64(a64, b64), vzip2q_u64(a64, b64)));
-            let hv: [uint8x16_t; 5] = core::array::from_fn(|i| vld1q_u8(h[i].as_ptr()));
-            let mr: [uint8x16_t; 3] = core::array::from_fn(|i| vqtbl1q_u8(m, c.rot[i]));
-            self.mid[0] = xor(self.mid[0], xor(mul_lo(hv[0], m), mul_hi(hv[0], m)));
-            for k in 1..4 {
-                let p = xor(mul_lo(hv[k], m), mul_hi(hv[k], m));
-                let q = xor(mul_lo(hv[0], mr[k - 1]), mul_hi(hv[0], mr[k - 1]));
-                self.mid[k] = xor(self.mid[k], xor(p, q));
+            let m = mid_operands(a, b);
+            for (k, hk) in h.iter().enumerate() {
+                let hv = vld1q_u8(hk.as_ptr());
+                self.mid[k] = xor(self.mid[k], xor(mul_lo(hv, m), mul_hi(hv, m)));
             }
-            self.mid[4] = xor(self.mid[4], xor(mul_lo(hv[4], m), mul_hi(hv[4], m)));
         }
     }
 
     /// Places, recombines and reduces: the field element the accumulated sum is.
     #[inline(always)]
-    unsafe fn reduce(&self, c: &Consts) -> uint8x16_t {
+    unsafe fn reduce(&self) -> uint8x16_t {
         // SAFETY: NEON baseline.
-        unsafe {
-            let lo = combine(c, &self.lo);
-            let hi = combine(c, &self.hi);
-            let mid = xor(combine(c, &self.mid), xor(lo, hi));
-            let z = vdupq_n_u8(0);
-            let lo = xor(lo, vextq_u8::<8>(z, mid));
-            let hi = xor(hi, vextq_u8::<8>(mid, z));
-            reduce(lo, hi)
-        }
+        unsafe { finish(combine(&self.lo), combine(&self.hi), combine(&self.mid)) }
     }
 }
 
-/// Moves the partial products of byte offset k into place (see the file comment): the
-/// 128-bit value turns up by k bytes, and the wrapped lanes, which now sit in the top k
-/// bytes of the high half and the bottom k bytes of the low half, swap halves.
-macro_rules! place {
-    ($c:expr, $m:expr, $k:literal, $ext:literal) => {{
-        let r = vextq_u8::<$ext>($m, $m);
-        let w = vandq_u8(r, $c.wrap[$k - 1]);
-        veorq_u8(veorq_u8(r, w), vextq_u8::<8>(w, w))
-    }};
+/// The Karatsuba middle operands of blocks a and b packed into one register:
+/// (a.lo ^ a.hi, b.lo ^ b.hi) = (a.hi, b.lo) ^ (a.lo, b.hi).
+#[inline(always)]
+unsafe fn mid_operands(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+    // SAFETY: NEON baseline; 16-byte constant.
+    unsafe {
+        xor(
+            vextq_u8::<8>(a, b),
+            vbslq_u8(vld1q_u8(LOW_HALF.as_ptr()), a, b),
+        )
+    }
 }
 
-/// The 128-bit product a set of accumulators stands for.
+/// Karatsuba recombination of the three placed 128-bit products, and reduction.
 #[inline(always)]
-unsafe fn combine(c: &Consts, a: &[uint8x16_t; 5]) -> uint8x16_t {
+unsafe fn finish(lo: uint8x16_t, hi: uint8x16_t, mid: uint8x16_t) -> uint8x16_t {
     // SAFETY: NEON baseline.
     unsafe {
-        let p1 = place!(c, a[1], 1, 15);
-        let p2 = place!(c, a[2], 2, 14);
-        let p3 = place!(c, a[3], 3, 13);
-        let p4 = place!(c, a[4], 4, 12);
-        xor(xor(a[0], p1), xor(xor(p2, p3), p4))
+        let mid = xor(mid, xor(lo, hi));
+        let z = vdupq_n_u8(0);
+        let lo = xor(lo, vextq_u8::<8>(z, mid));
+        let hi = xor(hi, vextq_u8::<8>(mid, z));
+        reduce(lo, hi)
+    }
+}
+
+/// The 128-bit product that a set of unplaced partial products stands for. The lanes
+/// of rotation k (pairs of bytes i + k, i) move up by k bytes, except those whose pair
+/// wrapped around the 64-bit word, which move down by 8 − k: a 128-bit rotation by k
+/// bytes, then a swap of 64-bit halves of the wrapped bytes. The swap is linear, so the
+/// wrapped bytes of all k are summed first and swapped once.
+#[inline(always)]
+unsafe fn combine(a: &[uint8x16_t; FORMS]) -> uint8x16_t {
+    // SAFETY: NEON baseline; 16-byte constant tables.
+    unsafe {
+        macro_rules! rotated {
+            ($($k:literal $ext:literal)*) => {[$(vextq_u8::<$ext>(a[$k], a[$k]),)*]};
+        }
+        let r: [uint8x16_t; FORMS - 1] = rotated!(1 15 2 14 3 13 4 12 5 11 6 10 7 9);
+        let mut straight = a[0];
+        let mut wrapped = vdupq_n_u8(0);
+        for (i, v) in r.iter().enumerate() {
+            straight = xor(straight, *v);
+            wrapped = xor(wrapped, vandq_u8(*v, vld1q_u8(WRAP[i + 1].as_ptr())));
+        }
+        xor(xor(straight, wrapped), vextq_u8::<8>(wrapped, wrapped))
     }
 }
 
@@ -770,37 +766,60 @@ unsafe fn reduce(lo: uint8x16_t, hi: uint8x16_t) -> uint8x16_t {
 
 /// (x0·H^8 + x1·H^7 + … + x7·H), natural bit order; the caller has added Y into the
 /// first block that carries data (a short group is padded with leading zero blocks).
+///
+/// The loop runs over the rotations k outside and the blocks inside, so only three
+/// partial products are open at a time (each is placed as soon as it is complete) and
+/// the blocks, the packed middle operands and the six running sums fit in registers.
 #[inline(always)]
-unsafe fn ghash8(k: &NeonKey, c: &Consts, x: &[uint8x16_t; GROUP]) -> uint8x16_t {
-    // SAFETY: NEON baseline; indices below are < 8 (h) and < 4 (hm).
+unsafe fn ghash8(k: &NeonKey, x: &[uint8x16_t; GROUP]) -> uint8x16_t {
+    // SAFETY: NEON baseline; indices below are < 8 (h, forms) and < 4 (hm).
     unsafe {
-        let mut acc = Acc::new();
-        // Written out: a `for` over the pairs stays a rolled loop.
-        macro_rules! pairs {
-            ($($j:literal)*) => {$(
-                let (a, b) = (x[2 * $j], x[2 * $j + 1]);
-                acc.outer(c, a, &k.h[GROUP - 1 - 2 * $j]);
-                acc.outer(c, b, &k.h[GROUP - 2 - 2 * $j]);
-                acc.middle(c, a, b, &k.hm[$j]);
+        let z = vdupq_n_u8(0);
+        let m: [uint8x16_t; GROUP / 2] =
+            core::array::from_fn(|j| mid_operands(x[2 * j], x[2 * j + 1]));
+        // lo·lo, hi·hi, middle: rotated partial products and their wrapped bytes.
+        let mut straight = [z; 3];
+        let mut wrapped = [z; 3];
+        // Written out: the EXT amount must be a constant.
+        macro_rules! forms {
+            ($($f:literal $ext:literal)*) => {$(
+                let mut p = [z; 3];
+                for (i, xi) in x.iter().enumerate() {
+                    let hv = vld1q_u8(k.h[GROUP - 1 - i][$f].as_ptr());
+                    p[0] = xor(p[0], mul_lo(hv, *xi));
+                    p[1] = xor(p[1], mul_hi(hv, *xi));
+                }
+                for (j, mj) in m.iter().enumerate() {
+                    let hv = vld1q_u8(k.hm[j][$f].as_ptr());
+                    p[2] = xor(p[2], xor(mul_lo(hv, *mj), mul_hi(hv, *mj)));
+                }
+                if $f == 0 {
+                    straight = p;
+                } else {
+                    let w = vld1q_u8(WRAP[$f].as_ptr());
+                    for t in 0..3 {
+                        let r = vextq_u8::<$ext>(p[t], p[t]);
+                        straight[t] = xor(straight[t], r);
+                        wrapped[t] = xor(wrapped[t], vandq_u8(r, w));
+                    }
+                }
             )*};
         }
-        pairs!(0 1 2 3);
-        acc.reduce(c)
+        forms!(0 0 1 15 2 14 3 13 4 12 5 11 6 10 7 9);
+        let placed: [uint8x16_t; 3] = core::array::from_fn(|t| {
+            let w = wrapped[t];
+            xor(xor(straight[t], w), vextq_u8::<8>(w, w))
+        });
+        finish(placed[0], placed[1], placed[2])
     }
 }
 
-/// The five forms of a 128-bit operand (plain, bytes rotated by 1..4 within halves).
-unsafe fn forms(v: uint8x16_t) -> [[u8; 16]; 5] {
-    let mut out = [[0u8; 16]; 5];
-    // SAFETY: NEON baseline; 16-byte arrays.
-    unsafe {
-        vst1q_u8(out[0].as_mut_ptr(), v);
-        for k in 0..4 {
-            vst1q_u8(
-                out[k + 1].as_mut_ptr(),
-                vqtbl1q_u8(v, vld1q_u8(ROT[k].as_ptr())),
-            );
-        }
+/// The forms of a 128-bit operand: bytes rotated by 0..8 places within each half.
+unsafe fn forms(v: uint8x16_t) -> [[u8; 16]; FORMS] {
+    let mut out = [[0u8; 16]; FORMS];
+    for (k, o) in out.iter_mut().enumerate() {
+        // SAFETY: NEON baseline; 16-byte arrays.
+        unsafe { vst1q_u8(o.as_mut_ptr(), vqtbl1q_u8(v, vld1q_u8(ROT[k].as_ptr()))) };
     }
     out
 }
@@ -813,16 +832,16 @@ unsafe fn fold_halves(a: uint8x16_t) -> uint8x16_t {
 }
 
 /// a·b in GF(2^128), natural bit order (key setup only).
-unsafe fn gf_mul(c: &Consts, a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+unsafe fn gf_mul(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
     // SAFETY: NEON baseline.
     unsafe {
         let mut acc = Acc::new();
-        acc.outer(c, a, &forms(b));
+        acc.outer(a, &forms(b));
         // Middle product with a partner block of zero: lane 1 of the packed operand is
         // zero, so only a's middle term counts.
         let bm = vcombine_u8(vget_low_u8(fold_halves(b)), vdup_n_u8(0));
-        acc.middle(c, a, vdupq_n_u8(0), &forms(bm));
-        acc.reduce(c)
+        acc.middle(a, vdupq_n_u8(0), &forms(bm));
+        acc.reduce()
     }
 }
 
@@ -830,7 +849,6 @@ unsafe fn init(k: &mut NeonKey, key: &[u8]) {
     expand_key(k, key);
     // SAFETY: NEON baseline; indices < 8.
     unsafe {
-        let c = consts();
         let h = vrbitq_u8(aes8(k, [vdupq_n_u8(0); GROUP])[0]);
         let mut p = h;
         let mut pw = [vdupq_n_u8(0); GROUP];
@@ -838,7 +856,7 @@ unsafe fn init(k: &mut NeonKey, key: &[u8]) {
             *slot = p;
             k.h[i] = forms(p);
             if i + 1 < GROUP {
-                p = gf_mul(&c, p, h);
+                p = gf_mul(p, h);
             }
         }
         for j in 0..GROUP / 2 {
@@ -890,7 +908,6 @@ unsafe fn counters(ctr: &mut uint32x4_t) -> [uint8x16_t; GROUP] {
 #[inline(always)]
 unsafe fn crypt_group<const R: usize, const ENC: bool>(
     k: &NeonKey,
-    c: &Consts,
     ctr: &mut uint32x4_t,
     y: &mut uint8x16_t,
     src: *const u8,
@@ -906,7 +923,7 @@ unsafe fn crypt_group<const R: usize, const ENC: bool>(
         }
         let mut x = if ENC { out } else { input }.map(|v| vrbitq_u8(v));
         x[0] = veorq_u8(x[0], *y);
-        *y = ghash8(k, c, &x);
+        *y = ghash8(k, &x);
     }
 }
 
@@ -924,9 +941,8 @@ macro_rules! crypt_kernels {
         ) {
             // SAFETY: `src`/`dst` hold 128*groups bytes (caller's contract).
             unsafe {
-                let c = consts();
                 for _ in 0..groups {
-                    crypt_group::<$r, $enc>(k, &c, ctr, y, src, dst);
+                    crypt_group::<$r, $enc>(k, ctr, y, src, dst);
                     src = src.add(16 * GROUP);
                     dst = dst.add(16 * GROUP);
                 }
@@ -982,13 +998,12 @@ ctr_kernels! {
 unsafe fn kernel_ghash(k: &NeonKey, y: &mut uint8x16_t, mut data: *const u8, groups: usize) {
     // SAFETY: `data` holds 128*groups bytes (caller's contract); NEON baseline.
     unsafe {
-        let c = consts();
         let mut acc = *y;
         for _ in 0..groups {
             let mut x: [uint8x16_t; GROUP] =
                 core::array::from_fn(|i| vrbitq_u8(vld1q_u8(data.add(16 * i))));
             x[0] = veorq_u8(x[0], acc);
-            acc = ghash8(k, &c, &x);
+            acc = ghash8(k, &x);
             data = data.add(16 * GROUP);
         }
         *y = acc;
@@ -1080,7 +1095,7 @@ unsafe fn crypt_tail<const ENC: bool>(
             x[GROUP - n + i] = vrbitq_u8(if ENC { o } else { v });
         }
         x[GROUP - n] = veorq_u8(x[GROUP - n], *acc);
-        *acc = ghash8(k, &consts(), &x);
+        *acc = ghash8(k, &x);
     }
 }
 
@@ -1101,7 +1116,7 @@ unsafe fn ghash(k: &NeonKey, y: &mut [u8; 16], data: *const u8, blocks: usize) {
                 x[GROUP - n + i] = vrbitq_u8(vld1q_u8(tail.add(16 * i)));
             }
             x[GROUP - n] = veorq_u8(x[GROUP - n], acc);
-            acc = ghash8(k, &consts(), &x);
+            acc = ghash8(k, &x);
         }
         vst1q_u8(y.as_mut_ptr(), vrbitq_u8(acc));
     }
