@@ -5,49 +5,50 @@
 //! ("Faster and timing-attack resistant AES-GCM", CHES 2009; OpenSSL's bsaes and Linux's
 //! aes-neonbs use the same idea). The 1024 state bits of eight blocks live in eight
 //! 128-bit registers, register `j` holding bit `j` of every state byte: its byte `k` is
-//! byte `k` of the AES state (FIPS-197 column-major order) and bit `b` of that byte
-//! belongs to block `b`. So
+//! byte `k` of the AES state (FIPS-197 column-major order, k = row + 4·column) and bit
+//! `b` of that byte belongs to block `b`. So
 //! - entering and leaving the form is an 8×8 bit transpose per byte position (twelve
 //!   swap-moves across the registers);
 //! - SubBytes is the Boyar–Peralta depth-16 circuit (ePrint 2011/332, the same gate list
 //!   as `soft`) on whole registers; its affine constant 0x63 is folded into the round
 //!   keys (MixColumns maps a column of equal bytes c to itself, so the constant passes
 //!   unchanged to the next AddRoundKey);
-//! - ShiftRows is a fixed byte permutation (`tbl`), and MixColumns needs the bytes one
-//!   row down (`tbl`, composed with ShiftRows into one permutation) and two rows down
-//!   (`rev32` on 16-bit halves); doubling in GF(2^8) only renames registers plus three
-//!   XORs.
-//! Every index of every `tbl` is a constant: no memory access or branch depends on key
-//! or data. Counter blocks, CTR tails and the tag's E(K, J0) all go through the same
-//! eight-lane kernel (unused lanes are computed and dropped).
+//! - ShiftRows is never executed ("fixslicing", Adomnicai–Peyrin, TCHES 2021/1): the
+//!   state of round r owes r ShiftRows, MixColumns is written for that phase (rotations
+//!   of 32-bit columns and of the whole register, no `tbl`), the round keys are stored
+//!   pre-shifted to match, and the owed rotation is paid once after the last round;
+//! - doubling in GF(2^8) inside MixColumns only renames registers plus three XORs.
+//! No memory access or branch depends on key or data. Counter blocks, CTR tails and the
+//! tag's E(K, J0) all go through the same eight-lane kernel (unused lanes are computed
+//! and dropped).
 //!
 //! **GHASH** has no 64-bit PMULL here, only the 8×8-bit polynomial multiply
 //! (`pmull .8b` / `pmull2 .16b`, eight 16-bit products per instruction). Following
 //! Câmara, Gouvêa, López and Dahab ("Fast software polynomial multiplication on ARM
-//! processors using the NEON engine", CT-RSA 2015/CD-ARES 2013), a 64×64-bit product
+//! processors using the NEON engine", CD-ARES 2013 / CT-RSA 2015), a 64×64-bit product
 //! is eight such multiplies: with `A_k` the bytes of A rotated by k places inside the
-//! 64-bit word, `A·B` lane by lane gives the byte pairs (i, i), and `A_k·B` ⊕ `A·B_k`
-//! (k = 1, 2, 3) and `A_4·B` give every pair (i+k, i) and (i, i+k) mod 8. Each of these
-//! five partial products only needs moving into place: the lanes whose pair did not wrap
-//! around shift up by k bytes, those that wrapped down by 8 − k bytes (a rotation of
-//! the 128-bit value by k bytes followed by a swap of 64-bit halves of the wrapped
-//! bytes, see [`place`]). Three things make this cheap:
-//! - the rotated forms of H^1..H^8 (and of their Karatsuba middle operands) are
-//!   computed at key setup, so a block only needs three rotations of its own;
+//! 64-bit word, `A_k·B` lane i is the product of bytes i + k and i (mod 8), so k = 0..7
+//! together cover all 64 byte pairs. A lane then only needs moving into place: up by k
+//! bytes, or, when its pair wrapped around the word, down by 8 − k (see [`combine`]).
+//! Here A is always a power of H, so:
+//! - the eight rotated forms of H^1..H^8 (and of their Karatsuba middle operands) are
+//!   computed at key setup, and a data block is used as it is, with no rotation;
 //! - `pmull` and `pmull2` work on the low and high 64-bit halves of the same registers,
-//!   so one pass computes the lo·lo and hi·hi products of Karatsuba, and the middle
+//!   so one pass gives the lo·lo and hi·hi products of Karatsuba, and the middle
 //!   products of two blocks at once (their operands packed into one register);
-//! - the placement is linear and the same for every block, so eight blocks
-//!   (Y + X0)·H^8 + X1·H^7 + … + X7·H are summed *unplaced* in fifteen accumulators
-//!   (lo/hi/mid × k = 0..4), and placement, Karatsuba recombination and the reduction
+//! - placement is linear and the same for every block, so the eight blocks
+//!   (Y + X0)·H^8 + X1·H^7 + … + X7·H are summed *unplaced* per rotation k, and each of
+//!   the 8 × 3 sums is placed once per group; Karatsuba recombination and reduction also
 //!   run once per eight blocks.
 //! As in `aarch64-ce`, `rbit` turns each GCM byte into natural bit order, so the product
-//! is the true polynomial product; the reduction modulo x^128 + x^7 + x^2 + x + 1 is done
-//! with shifts only (no multiplier is needed for the constant).
+//! is the true polynomial product; the reduction modulo x^128 + x^7 + x^2 + x + 1 uses
+//! shifts only (no multiplier is needed for the constant).
 //!
-//! Kernels (`kernel_enc_aes128`, …, `kernel_ghash`, `kernel_ctr_aes128`) have their AES
-//! rounds fully unrolled through a const generic round count, so the steady-state loop
-//! `scripts/model-arm.sh` models is one whole iteration.
+//! The kernels (`kernel_enc_aes128`, …, `kernel_ctr_aes128`, `kernel_ghash`) have their
+//! AES rounds and GHASH forms fully unrolled (const generic round count, macros), so the
+//! steady-state loop `scripts/model-arm.sh` models is one whole iteration of 128 bytes.
+//! CTR and GHASH run in the same loop; in decryption the GHASH input does not wait for
+//! the AES, so the out-of-order core overlaps the two.
 
 use super::{Backend, Material, Plain};
 use core::arch::aarch64::*;
@@ -377,40 +378,34 @@ fn sub_bytes(q: &mut [uint8x16_t; GROUP]) {
     q[0] = (l6 ^ l23).0;
 }
 
-/// ShiftRows: byte r + 4c takes byte r + 4((c + r) mod 4).
-const SR: [u8; 16] = {
-    let mut t = [0u8; 16];
-    let mut i = 0;
-    while i < 16 {
-        let (r, c) = (i % 4, i / 4);
-        t[i] = (r + 4 * ((c + r) % 4)) as u8;
-        i += 1;
-    }
-    t
-};
+/// Bytes of rows 1 and 3 (byte index = row + 4·column).
+const ODD_ROWS: [u8; 16] = [
+    0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff,
+];
 
-/// ShiftRows followed by "the byte one row down in the same column" (MixColumns' a1).
-const SR_ROW1: [u8; 16] = {
-    let mut t = [0u8; 16];
-    let mut i = 0;
-    while i < 16 {
-        let (r, c) = (i % 4, i / 4);
-        t[i] = SR[(r + 1) % 4 + 4 * c];
-        i += 1;
-    }
-    t
-};
-
-/// ShiftRows and MixColumns on the planes. With a the byte and a1, a2, a3 the bytes one,
-/// two and three rows down its column, MixColumns gives 2(a + a1) + a1 + (a2 + a3), and
-/// a2 + a3 is (a + a1) two rows down: a 16-bit rotation of each 32-bit column.
+/// MixColumns of a state that still owes Q ShiftRows ("fixsliced" in the manner of
+/// Adomnicai–Peyrin, TCHES 2021/1: ShiftRows is never applied, MixColumns is rewritten
+/// for the phase instead). If the true state is T(row, c) = S(row, c + Q·row), the
+/// byte one row down T(row + 1, c) is S(row + 1, c + Q) at our position: a rotation of
+/// each 32-bit column by one byte and a rotation of the register by Q columns. With a1
+/// that, MixColumns is 2(a + a1) + a1 + (a2 + a3), and a2 + a3 is (a + a1) moved the
+/// same way twice: a 16-bit rotation of each column (`rev32`) and 2Q columns. So no
+/// `tbl` is needed; Q cycles through 0..3 with the round number.
 #[inline(always)]
-unsafe fn shift_mix(q: &mut [uint8x16_t; GROUP], sr: uint8x16_t, sr1: uint8x16_t) {
-    // SAFETY: NEON is part of the AArch64 baseline.
+unsafe fn mix_columns<const Q: usize>(q: &mut [uint8x16_t; GROUP]) {
+    // SAFETY: NEON baseline.
     unsafe {
-        let a1: [uint8x16_t; GROUP] = core::array::from_fn(|j| vqtbl1q_u8(q[j], sr1));
-        let t: [uint8x16_t; GROUP] =
-            core::array::from_fn(|j| veorq_u8(vqtbl1q_u8(q[j], sr), a1[j]));
+        let a1: [uint8x16_t; GROUP] = core::array::from_fn(|j| {
+            let w = vreinterpretq_u32_u8(q[j]);
+            let y = vreinterpretq_u8_u32(vsliq_n_u32::<24>(vshrq_n_u32::<8>(w), w));
+            match Q {
+                0 => y,
+                1 => vextq_u8::<4>(y, y),
+                2 => vextq_u8::<8>(y, y),
+                _ => vextq_u8::<12>(y, y),
+            }
+        });
+        let t: [uint8x16_t; GROUP] = core::array::from_fn(|j| veorq_u8(q[j], a1[j]));
         // 2·t: plane j takes plane j − 1; the old top plane folds in as 0x1b.
         let top = t[7];
         let dbl = [
@@ -424,7 +419,10 @@ unsafe fn shift_mix(q: &mut [uint8x16_t; GROUP], sr: uint8x16_t, sr1: uint8x16_t
             t[6],
         ];
         for j in 0..GROUP {
-            let a23 = vreinterpretq_u8_u16(vrev32q_u16(vreinterpretq_u16_u8(t[j])));
+            let mut a23 = vreinterpretq_u8_u16(vrev32q_u16(vreinterpretq_u16_u8(t[j])));
+            if Q % 2 == 1 {
+                a23 = vextq_u8::<8>(a23, a23);
+            }
             q[j] = veorq_u8(veorq_u8(dbl[j], a1[j]), a23);
         }
     }
@@ -438,31 +436,37 @@ unsafe fn add_round_key(q: &mut [uint8x16_t; GROUP], k: &NeonKey, r: usize) {
     }
 }
 
-/// AES with `R` rounds on eight blocks, fully unrolled.
+/// AES with `R` rounds on eight blocks, fully unrolled. Round r leaves the state owing
+/// r ShiftRows (its round key is stored shifted to match, see [`expand_key`]); the R
+/// owed at the end are paid once: none for AES-192, two (rows 1 and 3 turn by two
+/// columns, i.e. 8 bytes) for AES-128 and AES-256.
 #[inline(always)]
 unsafe fn aes8_r<const R: usize>(k: &NeonKey, mut q: [uint8x16_t; GROUP]) -> [uint8x16_t; GROUP] {
-    // SAFETY: NEON baseline; the constant tables are 16 bytes; round indices ≤ R ≤ 14.
+    // SAFETY: NEON baseline; the constant table is 16 bytes; round indices ≤ R ≤ 14.
     unsafe {
-        let sr = vld1q_u8(SR.as_ptr());
-        let sr1 = vld1q_u8(SR_ROW1.as_ptr());
         transpose8(&mut q);
         add_round_key(&mut q, k, 0);
-        // Spelled out: a `for` over the rounds would stay a rolled loop.
+        // Spelled out: a `for` over the rounds would stay a rolled loop, and the phase
+        // must be a constant.
         macro_rules! rounds {
             ($($r:literal)*) => {$(
                 if $r < R {
                     sub_bytes(&mut q);
-                    shift_mix(&mut q, sr, sr1);
+                    mix_columns::<{ $r % 4 }>(&mut q);
                     add_round_key(&mut q, k, $r);
                 }
             )*};
         }
         rounds!(1 2 3 4 5 6 7 8 9 10 11 12 13);
         sub_bytes(&mut q);
-        for x in q.iter_mut() {
-            *x = vqtbl1q_u8(*x, sr);
-        }
         add_round_key(&mut q, k, R);
+        const { assert!(R % 4 == 0 || R % 4 == 2) };
+        if R % 4 == 2 {
+            let odd = vld1q_u8(ODD_ROWS.as_ptr());
+            for x in q.iter_mut() {
+                *x = vbslq_u8(odd, vextq_u8::<8>(*x, *x), *x);
+            }
+        }
         transpose8(&mut q);
         q
     }
@@ -534,10 +538,18 @@ fn expand_key(k: &mut NeonKey, key: &[u8]) {
         w[i] = w[i - nk] ^ t;
     }
     let mut bytes = [0u8; 16];
+    let mut word = [0u8; 16];
     k.rk = [[[0; 16]; 8]; 15];
     for r in 0..=rounds {
         for c in 0..4 {
-            bytes[4 * c..4 * c + 4].copy_from_slice(&w[4 * r + c].to_le_bytes());
+            word[4 * c..4 * c + 4].copy_from_slice(&w[4 * r + c].to_le_bytes());
+        }
+        // The state meets round key r owing r ShiftRows (see `aes8_r`): the true
+        // state is T(row, c) = S(row, c + r·row), so byte (row, c) of ours is byte
+        // (row, c − r·row) of the true state and takes that byte of the key.
+        for (i, b) in bytes.iter_mut().enumerate() {
+            let (row, c) = (i % 4, i / 4);
+            *b = word[row + 4 * ((c + 4 - (r * row) % 4) % 4)];
         }
         // SAFETY: NEON baseline; 16-byte buffers.
         unsafe {
@@ -553,6 +565,7 @@ fn expand_key(k: &mut NeonKey, key: &[u8]) {
     }
     k.rounds = rounds as u64;
     crate::util::wipe_bytes(&mut bytes);
+    crate::util::wipe_bytes(&mut word);
     crate::util::wipe_bytes(
         // SAFETY: reinterpreting a u32 array as bytes of the same total size.
         unsafe { core::slice::from_raw_parts_mut(w.as_mut_ptr() as *mut u8, 240) },
