@@ -18,6 +18,7 @@
 //!   of 32-bit columns and of the whole register, no `tbl`), the round keys are stored
 //!   pre-shifted to match, and the owed rotation is paid once after the last round;
 //! - doubling in GF(2^8) inside MixColumns only renames registers plus three XORs.
+//!
 //! No memory access or branch depends on key or data. Counter blocks, CTR tails and the
 //! tag's E(K, J0) all go through the same eight-lane kernel (unused lanes are computed
 //! and dropped).
@@ -40,6 +41,7 @@
 //!   (Y + X0)·H^8 + X1·H^7 + … + X7·H are summed *unplaced* per rotation k, and each of
 //!   the 8 × 3 sums is placed once per group; Karatsuba recombination and reduction also
 //!   run once per eight blocks.
+//!
 //! As in `aarch64-ce`, `rbit` turns each GCM byte into natural bit order, so the product
 //! is the true polynomial product; the reduction modulo x^128 + x^7 + x^2 + x + 1 uses
 //! shifts only (no multiplier is needed for the constant).
