@@ -60,6 +60,12 @@ ghash           a64    256   a64      aarch64_ce::kernel_ghash        # GHASH on
 enc128-eor3     a64    128   a64      aarch64_ce::kernel_enc_aes128_eor3 # EOR3 variant (SHA3 cores); expect aese=80 pmull=26
 enc256-eor3     a64    128   a64      aarch64_ce::kernel_enc_aes256_eor3 # EOR3 variant (SHA3 cores); expect aese=112 pmull=26
 dec128-eor3     a64    128   a64      aarch64_ce::kernel_dec_aes128_eor3 # EOR3 variant (SHA3 cores); expect aese=80 pmull=26
+neon-ghash      a64    128   a64      aarch64_neon::kernel_ghash       # NEON pmull.8b GHASH, 8 blocks, one placement+reduction; expect pmull=192
+neon-ctr128     a64    128   a64      aarch64_neon::kernel_ctr_aes128  # bit-sliced AES-128 CTR, 8 blocks
+neon-ctr256     a64    128   a64      aarch64_neon::kernel_ctr_aes256  # bit-sliced AES-256 CTR, 8 blocks
+neon-enc128     a64    128   a64      aarch64_neon::kernel_enc_aes128  # bit-sliced CTR + pmull.8b GHASH; expect pmull=192
+neon-dec128     a64    128   a64      aarch64_neon::kernel_dec_aes128  # expect pmull=192
+neon-enc256     a64    128   a64      aarch64_neon::kernel_enc_aes256  # expect pmull=192
 # aarch64_neon / arm_ce / arm_neon kernels: add rows as they land, e.g.
 #   neon-ghash  a64    64    a64      aarch64_neon::kernel_ghash
 #   a32-enc128  a32    64    a32ce    arm_ce::kernel_enc_aes128

@@ -18,6 +18,8 @@ pub(crate) mod soft;
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64_ce;
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod aarch64_neon;
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64_aesni;
@@ -41,6 +43,8 @@ pub enum BackendId {
     X86Vaes = 5,
     #[cfg(target_arch = "arm")]
     ArmNeon = 6,
+    #[cfg(target_arch = "aarch64")]
+    Aarch64Neon = 7,
 }
 
 /// Every backend compiled into this build, best first.
@@ -55,6 +59,8 @@ pub(crate) const COMPILED: &[BackendId] = &[
     BackendId::X86Aesni,
     #[cfg(target_arch = "arm")]
     BackendId::ArmNeon,
+    #[cfg(target_arch = "aarch64")]
+    BackendId::Aarch64Neon,
     BackendId::Soft,
 ];
 
@@ -99,6 +105,11 @@ macro_rules! with_backend {
             #[cfg(target_arch = "arm")]
             $crate::backend::BackendId::ArmNeon => {
                 type $B = $crate::backend::arm_neon::ArmNeon;
+                $body
+            }
+            #[cfg(target_arch = "aarch64")]
+            $crate::backend::BackendId::Aarch64Neon => {
+                type $B = $crate::backend::aarch64_neon::Aarch64Neon;
                 $body
             }
         }
