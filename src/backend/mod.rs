@@ -21,12 +21,12 @@ pub(crate) mod aarch64_ce;
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64_neon;
 
+#[cfg(target_arch = "arm")]
+pub(crate) mod arm_neon;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64_aesni;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64_vaes;
-#[cfg(target_arch = "arm")]
-pub(crate) mod arm_neon;
 
 /// Identifies a backend inside a key. Stored as a byte so keys stay plain data.
 #[repr(u8)]
