@@ -43,7 +43,7 @@ transcript_ok() {
 bindings_ok() {
   local name=$1 prefix=$2 total=0 wrong=0 s exports
   # The library's own list of nettle_gcm_* exports (built by now).
-  exports=$(nm -D --defined-only "$top/target/release/libstitchgcm.so" 2>/dev/null | awk '$3 ~ /^nettle_gcm_/ {print $3}')
+  exports=$(nm -D --defined-only "$rel/libstitchgcm.so" 2>/dev/null | awk '$3 ~ /^nettle_gcm_/ {print $3}')
   [ -n "$exports" ] || { bad "$name: no nettle_gcm_* exports found"; return; }
   for s in $exports; do
     total=$((total + $(cat "$prefix".* | grep -c "symbol \`$s'" || true)))
