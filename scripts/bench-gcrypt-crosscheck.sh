@@ -22,7 +22,8 @@
 #   --build: the meson build directory with bench/bench-gcm (default: build; configured and
 #   built if missing). Output: both tools' text tables of the last round, then
 #   row | bench-slope c/B | bench-gcm c/B | ns/B delta %. Exit 1 when a row differs by more
-#   than LIMIT percent (env, default 5).
+#   than LIMIT percent (env, default 5). BENCH_GCM_ARGS (env) adds options to bench-gcm,
+#   e.g. --interleaved.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -109,7 +110,7 @@ slope() {
     cipher "$1" >>"$out/slope-$r.txt"
 }
 ours() {
-  "$build/bench/bench-gcm" --only libgcrypt --algo "$1" --no-tcrypt --repetitions "$reps" \
+  "$build/bench/bench-gcm" --only libgcrypt --algo "$1" --no-tcrypt --repetitions "$reps" ${BENCH_GCM_ARGS:-} \
     --out "$out" 2>/dev/null | sed -n '/^Cipher (libgcrypt/,/^ *=$/p' >>"$out/ours-$r.txt"
 }
 for r in $(seq 1 "$rounds"); do
