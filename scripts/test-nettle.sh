@@ -10,7 +10,8 @@
 #                     own) bound to libstitchgcm; with STITCHGCM_IMPL=bogus the preloaded
 #                     run must abort (proof that our code, not nettle's, runs).
 #   gnutls            gnutls-serv/gnutls-cli over loopback, TLS 1.2 and 1.3, AES-128-GCM and
-#                     AES-256-GCM only, 3 MB each (gnutls-cli receives only ~0.5 MB/s here), both ends preloaded, GnuTLS's own AES-NI
+#                     AES-256-GCM only, 3 MB each (gnutls-cli receives only ~0.5 MB/s here,
+#                     whatever the library), both ends preloaded, GnuTLS's own AES-NI
 #                     code disabled (GNUTLS_CPUID_OVERRIDE=0x1, documented in the GnuTLS
 #                     manual) so that its nettle path runs; binding check and a bogus-backend
 #                     negative control as above.

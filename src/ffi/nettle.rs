@@ -807,7 +807,7 @@ unsafe fn aes_set_key(func: &str, ctx: *mut u8, layout: Layout, key: *const u8, 
 }
 
 macro_rules! aes_variant {
-    ($layout:expr, $set_key:ident, $set_iv:ident, $update:ident, $encrypt:ident, $decrypt:ident, $digest:ident) => {
+    ($layout:expr, $set_iv:ident, $update:ident, $encrypt:ident, $decrypt:ident, $digest:ident) => {
         #[doc = concat!("`void ", stringify!($set_iv), "(ctx, size_t length, const uint8_t *iv)`")]
         #[no_mangle]
         pub unsafe extern "C" fn $set_iv(ctx: *mut c_void, length: usize, iv: *const u8) {
@@ -876,7 +876,6 @@ macro_rules! aes_variant {
 
 aes_variant!(
     Layout::Fixed(16),
-    nettle_gcm_aes128_set_key,
     nettle_gcm_aes128_set_iv,
     nettle_gcm_aes128_update,
     nettle_gcm_aes128_encrypt,
@@ -885,7 +884,6 @@ aes_variant!(
 );
 aes_variant!(
     Layout::Fixed(24),
-    nettle_gcm_aes192_set_key,
     nettle_gcm_aes192_set_iv,
     nettle_gcm_aes192_update,
     nettle_gcm_aes192_encrypt,
@@ -894,7 +892,6 @@ aes_variant!(
 );
 aes_variant!(
     Layout::Fixed(32),
-    nettle_gcm_aes256_set_key,
     nettle_gcm_aes256_set_iv,
     nettle_gcm_aes256_update,
     nettle_gcm_aes256_encrypt,
@@ -903,7 +900,6 @@ aes_variant!(
 );
 aes_variant!(
     Layout::AesCtx,
-    nettle_gcm_aes_set_key,
     nettle_gcm_aes_set_iv,
     nettle_gcm_aes_update,
     nettle_gcm_aes_encrypt,
