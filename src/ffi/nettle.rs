@@ -907,50 +907,23 @@ aes_variant!(
     nettle_gcm_aes_digest
 );
 
-/// `void gcm_aes128_set_key(struct gcm_aes128_ctx *ctx, const uint8_t *key)`
-#[no_mangle]
-pub unsafe extern "C" fn nettle_gcm_aes128_set_key(ctx: *mut c_void, key: *const u8) {
-    // SAFETY: nettle's contract: a `struct gcm_aes128_ctx` and 16 key bytes.
-    unsafe {
-        aes_set_key(
-            "nettle_gcm_aes128_set_key",
-            ctx as *mut u8,
-            Layout::Fixed(16),
-            key,
-            16,
-        )
-    }
+/// `void gcm_aesNNN_set_key(struct gcm_aesNNN_ctx *ctx, const uint8_t *key)` for each size.
+macro_rules! fixed_set_key {
+    ($name:ident, $key_len:literal) => {
+        #[doc = concat!("`void ", stringify!($name), "(ctx, const uint8_t *key)`: ", stringify!($key_len), "-byte key.")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(ctx: *mut c_void, key: *const u8) {
+            // SAFETY: nettle's contract: the matching `struct gcm_aesNNN_ctx` and the key bytes.
+            unsafe {
+                aes_set_key(stringify!($name), ctx as *mut u8, Layout::Fixed($key_len), key, $key_len)
+            }
+        }
+    };
 }
 
-/// `void gcm_aes192_set_key(struct gcm_aes192_ctx *ctx, const uint8_t *key)`
-#[no_mangle]
-pub unsafe extern "C" fn nettle_gcm_aes192_set_key(ctx: *mut c_void, key: *const u8) {
-    // SAFETY: nettle's contract: a `struct gcm_aes192_ctx` and 24 key bytes.
-    unsafe {
-        aes_set_key(
-            "nettle_gcm_aes192_set_key",
-            ctx as *mut u8,
-            Layout::Fixed(24),
-            key,
-            24,
-        )
-    }
-}
-
-/// `void gcm_aes256_set_key(struct gcm_aes256_ctx *ctx, const uint8_t *key)`
-#[no_mangle]
-pub unsafe extern "C" fn nettle_gcm_aes256_set_key(ctx: *mut c_void, key: *const u8) {
-    // SAFETY: nettle's contract: a `struct gcm_aes256_ctx` and 32 key bytes.
-    unsafe {
-        aes_set_key(
-            "nettle_gcm_aes256_set_key",
-            ctx as *mut u8,
-            Layout::Fixed(32),
-            key,
-            32,
-        )
-    }
-}
+fixed_set_key!(nettle_gcm_aes128_set_key, 16);
+fixed_set_key!(nettle_gcm_aes192_set_key, 24);
+fixed_set_key!(nettle_gcm_aes256_set_key, 32);
 
 /// `void gcm_aes_set_key(struct gcm_aes_ctx *ctx, size_t length, const uint8_t *key)`
 /// (deprecated in nettle). Like nettle's `aes_set_encrypt_key`, aborts unless `length`
