@@ -75,7 +75,7 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   done
   if cargo run -q -p header-gen -- --check >"$logdir/header.log" 2>&1; then p=$((p+1)); else f=$((f+1)); cat "$logdir/header.log"; fi
   # Generated kernels must match their generators.
-  for gen in src/backend/*/gen_*.py; do
+  for gen in $(find src/backend -name 'gen_*.py' | sort); do
     [ -e "$gen" ] || continue
     out=$(dirname "$gen")/$(basename "$gen" .py | sed 's/^gen_//').rs
     if [ -e "$out" ] && python3 "$gen" | cmp -s - "$out"; then p=$((p+1))
