@@ -50,6 +50,7 @@ void impl_discover(void); /* every family, then the --only filter */
 enum rowset_call {
   CALL_ENC,          /* op[MODE_ENC]: setiv + encrypt + gettag, no AAD */
   CALL_SEAL,         /* seal(): setiv + AAD + encrypt + gettag through the handle API */
+  CALL_SEAL_KEYED,   /* seal_keyed(): the whole message in one call */
   CALL_SEAL_RFC4106, /* seal_rfc4106() on a handle keyed with AES key + salt */
 };
 #define MAXSIZES 16

@@ -38,13 +38,14 @@ static void usage(void) {
   puts("usage: bench-gcm [--csv] [--quick] [--repetitions N] [--cpu-mhz auto|N] [--only STR]\n"
        "                 [--out DIR] [--max-tries N] [--algo aes,aes192,aes256] [--no-tcrypt]\n"
        "                 [--interleaved] [--tcrypt-lines]\n"
-       "  Prints bench-slope tables (GCM enc/dec/auth) and a tcrypt-style table for stitchgcm\n"
-       "  (each backend) and the peers it was built with; writes DIR/bench-gcm.csv and\n"
-       "  DIR/bench-gcm.svg (default DIR: .). --csv prints the CSV on stdout instead of tables.\n"
+       "  Prints bench-slope tables (GCM enc/dec/auth) and tcrypt-style tables (tcrypt's\n"
+       "  sizes; TLS records with 13-byte AAD) for stitchgcm (each backend) and the peers it\n"
+       "  was built with; writes DIR/bench-gcm.csv and DIR/bench-gcm.svg (default DIR: .).\n"
+       "  --csv prints the CSV on stdout instead of tables.\n"
        "  --interleaved: time the repetitions in passes over all sizes instead of each size's\n"
        "  back to back (bench-slope's order, the default); steadier on a loaded machine, but\n"
        "  reads about 10% slower than bench-slope here.\n"
-       "  --tcrypt-lines: also print the tcrypt table as Linux tcrypt's log lines.\n"
+       "  --tcrypt-lines: also print the tcrypt-style tables as Linux tcrypt's log lines.\n"
        "  STITCHGCM_IMPL=<name> narrows stitchgcm to that backend.\n"
        "  STITCHGCM_BENCH_EMULATED=1|0 overrides the emulation check.");
 }
