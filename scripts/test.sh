@@ -219,7 +219,6 @@ if [ -z "$only" ] || [ "$only" = aarch64 ]; then
   mkdir -p "$logdir/aarch64-c"
   # The harness's files from the list meson builds from, without the peers' (3-field) lines.
   bench_srcs=$(awk '!/^#/ && NF == 1 { print "bench/gcm/" $1 }' bench/gcm/sources.txt)
-  # shellcheck disable=SC2086 # one word per file
   if aarch64-linux-gnu-gcc -O2 -Iinclude -o "$logdir/aarch64-c/bench-gcm" $bench_srcs \
        -L"$rel" -lstitchgcm -lm -Wl,-rpath,"$top/$rel" >"$log" 2>&1 &&
      qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu max "$logdir/aarch64-c/bench-gcm" --quick \
