@@ -217,7 +217,9 @@ if [ -z "$only" ] || [ "$only" = aarch64 ]; then
   step "aarch64: bench harness (qemu; timings meaningless)"
   rel=target/debian/aarch64-unknown-linux-gnu/release log=$logdir/aarch64-bench.log
   mkdir -p "$logdir/aarch64-c"
-  if aarch64-linux-gnu-gcc -O2 -Iinclude -o "$logdir/aarch64-c/bench-gcm" bench/bench-gcm.c \
+  # The harness's files from the list meson builds from, without the peers' (3-field) lines.
+  bench_srcs=$(awk '!/^#/ && NF == 1 { print "bench/gcm/" $1 }' bench/gcm/sources.txt)
+  if aarch64-linux-gnu-gcc -O2 -Iinclude -o "$logdir/aarch64-c/bench-gcm" $bench_srcs \
        -L"$rel" -lstitchgcm -lm -Wl,-rpath,"$top/$rel" >"$log" 2>&1 &&
      qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu max "$logdir/aarch64-c/bench-gcm" --quick \
        --out "$logdir" >>"$log" 2>&1 && grep -q '^\*\*\* EMULATED' "$log"; then
