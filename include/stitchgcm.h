@@ -90,11 +90,6 @@ typedef struct sgcm_cipher_handle *sgcm_cipher_hd_t;
 #define SGCM_ERR_NOT_SUPPORTED 60
 
 /**
- * Unknown operation (GPG_ERR_INV_OP).
- */
-#define SGCM_ERR_INV_OP 61
-
-/**
  * Mode is not GCM (GPG_ERR_INV_CIPHER_MODE).
  */
 #define SGCM_ERR_INV_CIPHER_MODE 71

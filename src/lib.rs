@@ -1,9 +1,9 @@
 //! stitchgcm: fast, constant-time AES-GCM with C ABIs that replace nettle's and
 //! libgcrypt's.
 //!
-//! Layers (see DESIGN in the README): C front-ends in [`ffi`] translate each ABI into
-//! calls on the mode ([`gcm`]), which drives one backend kernel (`backend/`), chosen once
-//! per process by [`cpu`] (override with `STITCHGCM_IMPL=<name>`).
+//! Layers (`docs/architecture.md`): C front-ends in [`ffi`] translate each ABI into calls
+//! on the mode ([`gcm`]), which drives one backend's kernels (`backend/<arch>/`), chosen
+//! once per process ([`cpu`]; override with `STITCHGCM_IMPL=<name>`).
 //!
 //! ```
 //! let key = stitchgcm::Key::new(&[0u8; 16]).unwrap();
@@ -16,16 +16,12 @@
 //! ```
 
 pub(crate) mod backend;
+pub mod cpu;
 mod error;
 pub mod ffi;
 pub mod gcm;
 mod secret;
 
-/// Backend selection: what this build and CPU can run, and what new keys use.
-pub mod cpu {
-    pub use crate::backend::{available, by_name, compiled, selected};
-}
-
-pub use backend::BackendId;
+pub use cpu::BackendId;
 pub use error::Error;
 pub use gcm::{open, seal, Key, Message};

@@ -305,7 +305,6 @@ fn error_codes_are_gpg_error_codes() {
         (Error::InvalidKeyLength, SGCM_ERR_INV_KEYLEN, 44),
         (Error::InvalidArgument, SGCM_ERR_INV_ARG, 45),
         (Error::NotSupported, SGCM_ERR_NOT_SUPPORTED, 60),
-        (Error::InvalidOperation, SGCM_ERR_INV_OP, 61),
         (Error::InvalidMode, SGCM_ERR_INV_CIPHER_MODE, 71),
         (Error::InvalidLength, SGCM_ERR_INV_LENGTH, 139),
         (Error::InvalidState, SGCM_ERR_INV_STATE, 156),

@@ -32,7 +32,7 @@
 
 mod exports;
 
-use crate::backend as cpu;
+use crate::cpu;
 use crate::gcm::generic::{BlockFn, Engine, GhashTable, Keystream};
 use crate::gcm::{BlockKey, Core, Direction, Key};
 use crate::secret::{ct_eq, wipe_bytes};
