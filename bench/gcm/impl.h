@@ -53,7 +53,7 @@ struct impl {
   open_fn open_;
   /* Slots, NULL until a library has the call (check.c checks seal_keyed against seal;
    * whoever fills seal_rfc4106 adds its check there): */
-  seal_fn seal_keyed;   /* a whole message in one call on a keyed handle (sgcm_*, issue 15) */
+  seal_fn seal_keyed;   /* a whole message in one call on a keyed handle (sgcm_aead_seal) */
   seal_fn seal_rfc4106; /* RFC 4106: 8-byte explicit IV, the salt kept by setup() */
 };
 

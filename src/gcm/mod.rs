@@ -29,8 +29,8 @@ pub(crate) use crate::backend::aes_schedule::expand as aes_schedule;
 pub(crate) use crate::backend::Direction;
 pub use key::Key;
 pub use message::Message;
-pub(crate) use oneshot::open_raw;
 pub use oneshot::{open, seal};
+pub(crate) use oneshot::{open_raw, seal_raw};
 
 pub const BLOCK: usize = 16;
 /// Largest tag; tags may be truncated to 4, 8 or 12..=16 bytes.

@@ -4,7 +4,7 @@
 //! reaches the output buffer).
 
 use super::core::{BlockKey, Core};
-use super::{tag_len_ok, xor_keystream, Direction, Key, Message, BLOCK, MAX_AAD, MAX_DATA};
+use super::{tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
 use crate::error::Error;
 use crate::secret::{ct_eq, wipe_bytes};
 
@@ -18,13 +18,81 @@ pub fn seal(
     dst: &mut [u8],
     tag: &mut [u8],
 ) -> Result<(), Error> {
-    if !tag_len_ok(tag.len()) {
+    check_lengths(iv, aad, src.len(), tag.len())?;
+    if dst.len() < src.len() {
+        return Err(Error::BufferTooShort);
+    }
+    // SAFETY: distinct borrows, both `src.len()` bytes long.
+    unsafe { seal_raw(key, iv, aad, src.as_ptr(), dst.as_mut_ptr(), src.len(), tag) }
+}
+
+/// [`seal`] on raw pointers; `src == dst` (in place) is allowed. A whole message needs
+/// no buffering: AAD goes to GHASH directly, the data's whole blocks through the fused
+/// kernel with E(K, J0) as one more lane, the tail through one keystream block.
+///
+/// # Safety
+/// `src` readable and `dst` writable for `len` bytes; equal or disjoint.
+pub(crate) unsafe fn seal_raw(
+    key: &Key,
+    iv: &[u8],
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    tag: &mut [u8],
+) -> Result<(), Error> {
+    check_lengths(iv, aad, len, tag.len())?;
+    let mut core = Core::start(key, iv);
+    core.aad(key, aad);
+    let blocks = len / BLOCK;
+    let tail = len % BLOCK;
+    let mut mask = core.j0;
+    if blocks > 0 {
+        // SAFETY: both buffers hold `len` ≥ 16*blocks bytes.
+        unsafe { core.blocks(key, Direction::Encrypt, src, dst, blocks, Some(&mut mask)) };
+    }
+    if tail > 0 {
+        let mut ks = if blocks > 0 {
+            core.next_keystream(key)
+        } else {
+            let (ks, m) = core.next_keystream_and_mask(key);
+            mask = m;
+            ks
+        };
+        let mut ct = [0u8; 16];
+        // SAFETY: the last `tail` bytes of both buffers.
+        unsafe {
+            let off = blocks * BLOCK;
+            xor_keystream(
+                Direction::Encrypt,
+                src.add(off),
+                dst.add(off),
+                &ks[..tail],
+                Some(&mut ct),
+            );
+        }
+        key.ghash(&mut core.y, &ct);
+        core.data_len += tail as u64;
+        wipe_bytes(&mut ks);
+    } else if blocks == 0 {
+        key.encrypt_block(&mut mask);
+    }
+    let mut full = core.finish_masked(key, &mask);
+    tag.copy_from_slice(&full[..tag.len()]);
+    wipe_bytes(&mut full);
+    wipe_bytes(&mut mask);
+    core.wipe();
+    Ok(())
+}
+
+/// The length rules of a one-shot call: a tag of 4, 8 or 12..=16 bytes, an IV of at least
+/// one byte, and the SP 800-38D limits.
+fn check_lengths(iv: &[u8], aad: &[u8], len: usize, tag_len: usize) -> Result<(), Error> {
+    if !tag_len_ok(tag_len) || iv.is_empty() || aad.len() as u64 > MAX_AAD || len as u64 > MAX_DATA
+    {
         return Err(Error::InvalidLength);
     }
-    let mut m = Message::new(key, iv)?;
-    m.aad(key, aad)?;
-    m.encrypt_to(key, src, dst)?;
-    m.tag(key, tag)
+    Ok(())
 }
 
 /// One-shot authenticated decryption that writes nothing to `dst` unless the tag
@@ -57,15 +125,7 @@ pub(crate) unsafe fn open_raw(
     len: usize,
     tag: &[u8],
 ) -> Result<(), Error> {
-    if !tag_len_ok(tag.len()) {
-        return Err(Error::InvalidLength);
-    }
-    if iv.is_empty() || aad.len() as u64 > MAX_AAD {
-        return Err(Error::InvalidLength);
-    }
-    if len as u64 > MAX_DATA {
-        return Err(Error::InvalidLength);
-    }
+    check_lengths(iv, aad, len, tag.len())?;
     let mut core = Core::start(key, iv);
     core.aad(key, aad);
     let start_ctr = core.ctr;
