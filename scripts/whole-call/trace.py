@@ -57,14 +57,25 @@ def _mnem(s):
     return re.sub(r'\.(w|n)$', '', m)
 
 
+def it_length(hx):
+    """Instructions governed by a Thumb IT instruction (2-byte word hx), or 0."""
+    hw = int(hx[2:4] + hx[0:2], 16)
+    mask = hw & 0xf
+    if len(hx) != 4 or hw & 0xff00 != 0xbf00 or not mask:
+        return 0
+    return 4 - (mask & -mask).bit_length() + 1
+
+
 class Disassembler:
-    """Disassembles sets of (mode, hex) words; mode is a64, arm or thumb."""
+    """Disassembles units (mode, (hex, ...)): mode a64, arm or thumb; a unit is one word, or
+    a Thumb IT instruction with the instructions it governs (they read as conditional only
+    after it)."""
 
     def __init__(self, ma, mc, objdump, workdir):
         self.ma, self.mc, self.objdump, self.workdir = ma, mc, objdump, workdir
 
-    def run(self, words, target):
-        words = sorted(set(words), key=lambda w: (w[0] != 'arm', w))   # ARM words first (aligned)
+    def run(self, units, target):
+        units = sorted(set(units), key=lambda u: (u[0] != 'arm', u))   # ARM words first (aligned)
         if target == 'a64':
             head = ['\t.text', '\t.globl\twc', '\t.type\twc,%function', 'wc:']
             triple = 'aarch64-linux-gnu'
@@ -73,21 +84,22 @@ class Disassembler:
                     '\t.globl\twc', '\t.type\twc,%function', '\t.arm', 'wc:']
             triple = 'armv8a-linux-gnueabihf'
         lines, addr, where, mode = list(head), 0, {}, 'arm' if target == 'a32' else 'a64'
-        for w in words:
-            m, hx = w
+        for u in units:
+            m, hxs = u
             if m != mode:
                 lines.append('\t.thumb')
                 mode = m
-            where[addr] = w
-            if m == 'thumb' and len(hx) == 4:
-                lines.append(f'\t.inst.n\t0x{hx[2:4]}{hx[0:2]}')
-                addr += 2
-            elif m == 'thumb':
-                lines.append(f'\t.inst.w\t0x{hx[2:4]}{hx[0:2]}{hx[6:8]}{hx[4:6]}')
-                addr += 4
-            else:
-                lines.append(f'\t.inst\t0x{hx[6:8]}{hx[4:6]}{hx[2:4]}{hx[0:2]}')
-                addr += 4
+            for k, hx in enumerate(hxs):
+                where[addr] = (u, k)
+                if m == 'thumb' and len(hx) == 4:
+                    lines.append(f'\t.inst.n\t0x{hx[2:4]}{hx[0:2]}')
+                    addr += 2
+                elif m == 'thumb':
+                    lines.append(f'\t.inst.w\t0x{hx[2:4]}{hx[0:2]}{hx[6:8]}{hx[4:6]}')
+                    addr += 4
+                else:
+                    lines.append(f'\t.inst\t0x{hx[6:8]}{hx[4:6]}{hx[2:4]}{hx[0:2]}')
+                    addr += 4
         src, obj = os.path.join(self.workdir, f'words-{target}.s'), os.path.join(self.workdir, f'words-{target}.o')
         with open(src, 'w') as fh:
             fh.write('\n'.join(lines) + '\n')
@@ -95,56 +107,66 @@ class Disassembler:
                            capture_output=True, text=True)
         if p.returncode != 0:
             raise RuntimeError(f'llvm-mc on the traced words: {p.stderr[:400]}')
-        out = {}
+        out = {u: [None] * len(u[1]) for u in units}
         for f in self.ma.disassemble(self.objdump, obj, target):
             for i in f.insns:
                 if i.addr in where:
-                    out[where[i.addr]] = i
-        return out                      # words that objdump skipped are missing: unknown
+                    u, k = where[i.addr]
+                    out[u][k] = i
+        return out                      # a word objdump skipped stays None: unknown
+
+
+def block_units(insns, mode):
+    """-> per instruction of a block (unit, index in unit)."""
+    res, i = [], 0
+    while i < len(insns):
+        n = 1 + (it_length(insns[i][2]) if mode == 'thumb' else 0)
+        n = min(n, len(insns) - i)
+        u = (mode, tuple(hx for _, _, hx, _ in insns[i:i + n]))
+        res += [(u, k) for k in range(n)]
+        i += n
+    return res
 
 
 def streams(blocks, windows, target, dis):
-    """Disassemble every window: -> list of (Window, [Insn]), and the number of words that
+    """Disassemble every window: -> list of (Window, [insn]), and the number of words that
     LLVM could not decode (they are left out of the priced stream)."""
     used = {bid for w in windows for bid, _ in w.refs}
+    mode = {}
     if target == 'a64':
         mode = {bid: 'a64' for bid in used}
-        words = {('a64', hx) for bid in used for _, _, hx, _ in blocks[bid]}
-        text = dis.run(words, target)
     else:
         cand = set()
         for bid in used:
             for _, size, hx, _ in blocks[bid]:
-                if size == 2:
-                    cand.add(('thumb', hx))
-                else:
-                    cand.add(('arm', hx))
-                    if thumb2_prefix(hx):
-                        cand.add(('thumb', hx))
+                if size == 2 or thumb2_prefix(hx):
+                    cand.add(('thumb', (hx,)))
+                if size == 4:
+                    cand.add(('arm', (hx,)))
         text = dis.run(cand, target)
-        mode = {}
         for bid in used:
             ins = blocks[bid]
-            if any(size == 2 for _, size, _, _ in ins) or \
-                    not all(thumb2_prefix(hx) for _, _, hx, _ in ins):
-                mode[bid] = 'thumb' if any(size == 2 for _, size, _, _ in ins) else 'arm'
-                continue
-            score = {}
-            for m in ('arm', 'thumb'):
-                score[m] = sum(1 for _, _, hx, d in ins
-                               if (m, hx) in text and _mnem(text[(m, hx)].text) == _mnem(d))
-            mode[bid] = 'thumb' if score['thumb'] > score['arm'] else 'arm'
+            if any(size == 2 for _, size, _, _ in ins):
+                mode[bid] = 'thumb'
+            elif not all(thumb2_prefix(hx) for _, _, hx, _ in ins):
+                mode[bid] = 'arm'
+            else:
+                score = {m: sum(1 for _, _, hx, d in ins if text[(m, (hx,))][0] is not None
+                                and _mnem(text[(m, (hx,))][0].text) == _mnem(d)) for m in ('arm', 'thumb')}
+                mode[bid] = 'thumb' if score['thumb'] > score['arm'] else 'arm'
+    units = {bid: block_units(blocks[bid], mode[bid]) for bid in used}
+    text = dis.run({u for us in units.values() for u, _ in us}, target)
     out, unknown = [], 0
     for w in windows:
         seq = []
         for bid, i in w.refs:
-            vaddr, _, hx, _ = blocks[bid][i]
-            ins = text.get((mode[bid], hx))
+            u, k = units[bid][i]
+            ins = text[u][k]
             if ins is None or ins.unknown:
                 unknown += 1
                 continue
-            seq.append(types.SimpleNamespace(vaddr=vaddr, mnem=ins.mnem, ops=ins.ops, text=ins.text,
-                                             unknown=False))
+            seq.append(types.SimpleNamespace(vaddr=blocks[bid][i][0], mnem=ins.mnem, ops=ins.ops, text=ins.text,
+                                             unknown=False, mode=mode[bid]))
         out.append((w, seq))
     return out, unknown
 
