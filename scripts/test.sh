@@ -208,7 +208,7 @@ whole_call() { # TARGET CPU-COLUMN
   read -r p f < <(sed -n 's/^whole-call check: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$log") || true
   if [ $rc = 0 ] && [ "${f:-1}" = 0 ]; then record "$1" "$2" all "whole-call structure" "$p" 0
   else record "$1" "$2" all "whole-call structure" "${p:-0}" "${f:-1}"; grep -E 'FAIL|error|failed' "$log" | head -40; fi
-  grep -E '^(\| (bytes|16 |1420)|[A-Z0-9]+ model)' "$log" | head -40 || true
+  sed '/^# instructions per call/q' "$log" | grep -E '^(\| (bytes|16 |1420)|[A-Z0-9]+ model)' || true
 }
 
 if [ -z "$only" ] || [ "$only" = aarch64 ]; then
