@@ -75,7 +75,7 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   done
   if cargo run -q -p header-gen -- --check >"$logdir/header.log" 2>&1; then p=$((p+1)); else f=$((f+1)); cat "$logdir/header.log"; fi
   # Generated kernels must match their generators.
-  for gen in src/backend/*/gen_*.py; do
+  for gen in $(find src/backend -name 'gen_*.py' | sort); do
     [ -e "$gen" ] || continue
     out=$(dirname "$gen")/$(basename "$gen" .py | sed 's/^gen_//').rs
     if [ -e "$out" ] && python3 "$gen" | cmp -s - "$out"; then p=$((p+1))
@@ -232,7 +232,9 @@ if [ -z "$only" ] || [ "$only" = aarch64 ]; then
   step "aarch64: bench harness (qemu; timings meaningless)"
   rel=target/debian/aarch64-unknown-linux-gnu/release log=$logdir/aarch64-bench.log
   mkdir -p "$logdir/aarch64-c"
-  if aarch64-linux-gnu-gcc -O2 -Iinclude -o "$logdir/aarch64-c/bench-gcm" bench/bench-gcm.c \
+  # The harness's files from the list meson builds from, without the peers' (3-field) lines.
+  bench_srcs=$(awk '!/^#/ && NF == 1 { print "bench/gcm/" $1 }' bench/gcm/sources.txt)
+  if aarch64-linux-gnu-gcc -O2 -Iinclude -o "$logdir/aarch64-c/bench-gcm" $bench_srcs \
        -L"$rel" -lstitchgcm -lm -Wl,-rpath,"$top/$rel" >"$log" 2>&1 &&
      qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu max "$logdir/aarch64-c/bench-gcm" --quick \
        --out "$logdir" >>"$log" 2>&1 && grep -q '^\*\*\* EMULATED' "$log"; then

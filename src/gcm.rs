@@ -13,9 +13,10 @@
 //! The kernels see whole blocks only; this file does J0, inc32, padding, the lengths
 //! block, truncation and the constant-time tag comparison.
 
-use crate::backend::{Backend, BackendId, Material};
-use crate::util::{ct_eq, wipe_bytes};
-use crate::{cpu, with_backend, Error};
+pub(crate) use crate::backend::Direction;
+use crate::backend::{self as cpu, with_backend, Backend, BackendId, Material};
+use crate::error::Error;
+use crate::secret::{ct_eq, wipe_bytes};
 
 pub const BLOCK: usize = 16;
 /// Largest tag; tags may be truncated to 4, 8 or 12..=16 bytes.
@@ -181,18 +182,9 @@ impl BlockKey for Key {
     ) {
         // SAFETY: forwarded from the caller.
         with_backend!(self.backend(), B => unsafe {
-            match dir {
-                Direction::Encrypt => B::encrypt_ghash(&self.material, ctr, y, src, dst, blocks),
-                Direction::Decrypt => B::decrypt_ghash(&self.material, ctr, y, src, dst, blocks),
-            }
+            B::crypt(&self.material, dir, ctr, y, src, dst, blocks, None)
         })
     }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Direction {
-    Encrypt,
-    Decrypt,
 }
 
 /// Per-message state, laid out as nettle's `struct gcm_ctx` (64 bytes).
@@ -322,15 +314,15 @@ impl Core {
         let mut mask = self.j0;
         // SAFETY: forwarded from the caller: both buffers hold `len` bytes.
         with_backend!(key.backend(), B => unsafe {
-            B::crypt_ghash_j0(
+            B::crypt(
                 &key.material,
-                dir == Direction::Encrypt,
+                dir,
                 &mut self.ctr,
                 &mut self.y,
                 src,
                 dst,
                 len / BLOCK,
-                &mut mask,
+                Some(&mut mask),
             )
         });
         self.data_len = self.data_len.wrapping_add(len as u64);

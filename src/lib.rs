@@ -16,11 +16,15 @@
 //! ```
 
 pub(crate) mod backend;
-pub mod cpu;
 mod error;
 pub mod ffi;
 pub mod gcm;
-mod util;
+mod secret;
+
+/// Backend selection: what this build and CPU can run, and what new keys use.
+pub mod cpu {
+    pub use crate::backend::{available, by_name, compiled, selected};
+}
 
 pub use backend::BackendId;
 pub use error::Error;

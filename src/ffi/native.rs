@@ -7,8 +7,10 @@
 //! the key length must match the algorithm, and `sgcm_cipher_reset` forgets the key too.
 #![allow(non_camel_case_types)]
 
+use crate::backend as cpu;
+use crate::error::Error;
 use crate::gcm::{self, Direction};
-use crate::{cpu, Error, Key, Message};
+use crate::gcm::{Key, Message};
 use core::ffi::{c_char, c_int, c_uint, c_void};
 
 /// Error code: 0 on success, otherwise one of the `SGCM_ERR_*` values.

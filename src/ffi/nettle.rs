@@ -29,10 +29,11 @@
 //! would silently compute garbage with it).
 #![allow(clippy::missing_safety_doc, non_camel_case_types)]
 
-use crate::backend::soft::{schedule_bytes, GhashKey};
+use crate::backend as cpu;
+use crate::backend::soft::GhashKey;
+use crate::gcm::Key;
 use crate::gcm::{BlockKey, Core, Direction, BLOCK};
-use crate::util::{ct_eq, wipe_bytes};
-use crate::{cpu, Key};
+use crate::secret::{ct_eq, wipe_bytes};
 use core::ffi::{c_char, c_void, CStr};
 use core::sync::atomic::{AtomicUsize, Ordering};
 use std::io::Write;
@@ -281,11 +282,11 @@ unsafe fn set_generic_key(gk: *mut u8, h: &[u8; 16]) {
 
 /// Writes nettle's AES schedule for `raw` at `schedule` (`16 * (rounds + 1)` bytes).
 unsafe fn write_schedule(schedule: *mut u8, raw: &[u8]) {
-    let mut bytes = [0u8; 240];
-    let r = schedule_bytes(raw, &mut bytes);
+    let mut rk = [[0u8; 16]; 15];
+    let r = crate::backend::aes_schedule::expand(raw, &mut rk);
     // SAFETY: nettle's aes{128,192,256}_ctx hold exactly 16 * (r + 1) bytes.
-    unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), schedule, 16 * (r + 1)) };
-    wipe_bytes(&mut bytes);
+    unsafe { core::ptr::copy_nonoverlapping(rk.as_ptr() as *const u8, schedule, 16 * (r + 1)) };
+    wipe_bytes(rk.as_flattened_mut());
 }
 
 // ------------------------------------------------------------------ keys for the mode
@@ -486,7 +487,7 @@ unsafe fn engine_for_aes<'a>(
     }
     // SAFETY: as above.
     let fp = unsafe { fingerprint(view) };
-    let backend = cpu::selected().unwrap_or(crate::BackendId::Soft);
+    let backend = cpu::selected().unwrap_or(crate::backend::BackendId::Soft);
     let k = match Key::with_backend(&fp[..view.key_len], backend) {
         Ok(k) => tmp.insert(k),
         Err(_) => die(func, "key expansion failed"),

@@ -33,7 +33,7 @@
 //! setup, single blocks, the Karatsuba accumulator and reduction, the CTR-only
 //! remainder).
 
-use super::{Backend, Material, Plain};
+use crate::backend::{Backend, Direction, Material, Plain};
 use core::arch::x86_64::*;
 
 /// Expanded key, shared with `x86_64-vaes`: AES round keys and H^16..H^1 in POLYVAL form.
@@ -88,53 +88,28 @@ impl Backend for X86Aesni {
         unsafe { encrypt_block2(m.view(), a, b) }
     }
 
-    unsafe fn crypt_ghash_j0(
-        m: &Material,
-        encrypt: bool,
-        ctr: &mut [u8; 16],
-        y: &mut [u8; 16],
-        src: *const u8,
-        dst: *mut u8,
-        blocks: usize,
-        j0: &mut [u8; 16],
-    ) {
-        // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe {
-            if encrypt {
-                crypt::<true>(m.view(), ctr, y, src, dst, blocks, Some(j0))
-            } else {
-                crypt::<false>(m.view(), ctr, y, src, dst, blocks, Some(j0))
-            }
-        }
-    }
-
     unsafe fn ghash(m: &Material, y: &mut [u8; 16], data: *const u8, blocks: usize) {
         // SAFETY: forwarded contract; CPU support checked at key setup.
         unsafe { ghash(m.view(), y, data, blocks) }
     }
 
-    unsafe fn encrypt_ghash(
+    unsafe fn crypt(
         m: &Material,
+        dir: Direction,
         ctr: &mut [u8; 16],
         y: &mut [u8; 16],
         src: *const u8,
         dst: *mut u8,
         blocks: usize,
+        j0: Option<&mut [u8; 16]>,
     ) {
         // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe { crypt::<true>(m.view(), ctr, y, src, dst, blocks, None) }
-    }
-
-    unsafe fn decrypt_ghash(
-        m: &Material,
-        ctr: &mut [u8; 16],
-        y: &mut [u8; 16],
-        src: *const u8,
-        dst: *mut u8,
-        blocks: usize,
-    ) {
-        // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe { crypt::<false>(m.view(), ctr, y, src, dst, blocks, None) }
+        unsafe {
+            match dir {
+                Direction::Encrypt => crypt::<true>(m.view(), ctr, y, src, dst, blocks, j0),
+                Direction::Decrypt => crypt::<false>(m.view(), ctr, y, src, dst, blocks, j0),
+            }
+        }
     }
 
     unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {
@@ -358,49 +333,20 @@ pub(super) unsafe fn init(k: &mut XKey, key: &[u8]) {
     }
 }
 
-/// FIPS-197 key expansion; SubWord runs on the AES unit (AESENCLAST with a zero round key
-/// on a state whose four columns are equal: ShiftRows has no effect), so no table.
+/// The shared FIPS-197 key expansion (`aes_schedule.rs`) with SubWord on the AES unit.
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 #[allow(unused_unsafe)] // intrinsics are safe here from Rust 1.86 on, not in 1.85
 unsafe fn expand_key(k: &mut XKey, key: &[u8]) {
-    let nk = key.len() / 4;
-    let rounds = nk + 6;
-    let total = 4 * (rounds + 1);
-    let mut w = [0u32; 60];
-    for (i, c) in key.chunks_exact(4).enumerate() {
-        w[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-    }
     let sub_word = |x: u32| -> u32 {
-        // SAFETY: aes is enabled on the enclosing function.
+        // SAFETY: the enclosing function enables the AES instructions.
         unsafe {
-            let s = _mm_aesenclast_si128(_mm_set1_epi32(x as i32), _mm_setzero_si128());
-            _mm_cvtsi128_si32(s) as u32
+            _mm_cvtsi128_si32(_mm_aesenclast_si128(
+                _mm_set1_epi32(x as i32),
+                _mm_setzero_si128(),
+            )) as u32
         }
     };
-    let mut rcon = 1u32;
-    for i in nk..total {
-        let mut t = w[i - 1];
-        if i % nk == 0 {
-            t = sub_word(t.rotate_right(8)) ^ rcon;
-            rcon = if rcon & 0x80 != 0 {
-                (rcon << 1) ^ 0x11b
-            } else {
-                rcon << 1
-            };
-        } else if nk > 6 && i % nk == 4 {
-            t = sub_word(t);
-        }
-        w[i] = w[i - nk] ^ t;
-    }
-    k.rk = [[0; 16]; 15];
-    for (i, word) in w.iter().take(total).enumerate() {
-        k.rk[i / 4][4 * (i % 4)..4 * (i % 4) + 4].copy_from_slice(&word.to_le_bytes());
-    }
-    k.rounds = rounds as u64;
-    crate::util::wipe_bytes(
-        // SAFETY: reinterpreting a u32 array as bytes of the same total size.
-        unsafe { core::slice::from_raw_parts_mut(w.as_mut_ptr() as *mut u8, 240) },
-    );
+    k.rounds = crate::backend::aes_schedule::expand_with(key, sub_word, &mut k.rk) as u64;
 }
 
 // ------------------------------------------------------------------ stitched kernels

@@ -36,8 +36,8 @@
 //! H^n..H^1 and one reduction; GHASH-only remainders likewise (`ghash_tail_n`).
 //! Single blocks and the CTR-only remainder use the `x86_64-aesni` code.
 
-use super::x86_64_aesni::{self as ni, XKey};
-use super::{Backend, Material};
+use super::aesni::{self as ni, XKey};
+use crate::backend::{Backend, Direction, Material};
 use core::arch::x86_64::*;
 
 /// The backend.
@@ -91,53 +91,28 @@ impl Backend for X86Vaes {
         unsafe { ni::encrypt_block2(m.view(), a, b) }
     }
 
-    unsafe fn crypt_ghash_j0(
-        m: &Material,
-        encrypt: bool,
-        ctr: &mut [u8; 16],
-        y: &mut [u8; 16],
-        src: *const u8,
-        dst: *mut u8,
-        blocks: usize,
-        j0: &mut [u8; 16],
-    ) {
-        // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe {
-            if encrypt {
-                crypt::<true>(m.view(), ctr, y, src, dst, blocks, Some(j0))
-            } else {
-                crypt::<false>(m.view(), ctr, y, src, dst, blocks, Some(j0))
-            }
-        }
-    }
-
     unsafe fn ghash(m: &Material, y: &mut [u8; 16], data: *const u8, blocks: usize) {
         // SAFETY: forwarded contract; CPU support checked at key setup.
         unsafe { ghash(m.view(), y, data, blocks) }
     }
 
-    unsafe fn encrypt_ghash(
+    unsafe fn crypt(
         m: &Material,
+        dir: Direction,
         ctr: &mut [u8; 16],
         y: &mut [u8; 16],
         src: *const u8,
         dst: *mut u8,
         blocks: usize,
+        j0: Option<&mut [u8; 16]>,
     ) {
         // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe { crypt::<true>(m.view(), ctr, y, src, dst, blocks, None) }
-    }
-
-    unsafe fn decrypt_ghash(
-        m: &Material,
-        ctr: &mut [u8; 16],
-        y: &mut [u8; 16],
-        src: *const u8,
-        dst: *mut u8,
-        blocks: usize,
-    ) {
-        // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe { crypt::<false>(m.view(), ctr, y, src, dst, blocks, None) }
+        unsafe {
+            match dir {
+                Direction::Encrypt => crypt::<true>(m.view(), ctr, y, src, dst, blocks, j0),
+                Direction::Decrypt => crypt::<false>(m.view(), ctr, y, src, dst, blocks, j0),
+            }
+        }
     }
 
     unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {
