@@ -101,21 +101,22 @@ TABLE
 # ---- whole-call table (--whole-call) -------------------------------------------------------
 # One row per implementation and workload, traced under each CPU of its target (a64: qemu
 # -cpu neoverse-n1 priced on neoverse-n1, -cpu cortex-a72 on cortex-a72 = LLVM's A57 model;
-# a32: qemu-arm -cpu cortex-a15 priced on cortex-a57, triple armv8a).  glue: the driver's
-# glue file scripts/whole-call/glue-GLUE.c; entry: a name in its wc_entries[] (a new call
-# sequence is one line there); keys and sizes: comma lists (bits, bytes); iv, aad: bytes;
-# expect: mnemonics the stream of every call must contain (at least one per block; aese one
-# per block and round), !m = must not contain; env: VAR=value[,...] for the traced process.
+# a32: qemu-arm -cpu cortex-a15 priced on cortex-a57, triple armv8a).  impl: a label the
+# benchmark registers (bench/gcm/impl-*.c: stitchgcm/<backend>, nettle, libgcrypt,
+# openssl); entry: the slot traced, seal (handle API: setiv + AAD + encrypt + tag),
+# seal_keyed (keyed one-shot), seal_rfc4106, or sgcm_seal (raw-key one-shot); keys and
+# sizes: comma lists (bits, bytes); iv, aad: bytes; expect: mnemonics the stream of every
+# call must contain (at least one per block, aese one per block and round), !m = must not;
+# env: VAR=value[,...] for the traced process, - for none.
 WHOLE_CALLS=$(cat <<'TABLE'
-# id            target glue       entry    keys    sizes               iv aad expect           env
-stitchgcm       a64    stitchgcm  handle   128,256 16,64,256,1420,8192 12 13  aese,pmull       -
-stitchgcm-seal  a64    stitchgcm  seal     128,256 16,64,256,1420,8192 12 13  aese,pmull       -
-stitchgcm-neon  a64    stitchgcm  handle   128,256 16,64,256,1420,8192 12 13  pmull,!aese      STITCHGCM_IMPL=aarch64-neon
-nettle          a64    nettle     gcm_aes  128,256 16,64,256,1420,8192 12 13  aese,pmull       -
-libgcrypt       a64    gcrypt     handle   128,256 16,64,256,1420,8192 12 13  aese,pmull       -
-libgcrypt-reset a64    gcrypt     bench    128     16,64,256,1420      12 13  aese,pmull       -   # + reset and final, as bench-gcm calls it
-openssl         a64    openssl    evp      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
-arm-neon        a32    stitchgcm  handle   128,256 16,64,256,1420,8192 12 13  vmull,vtbl,!aese -
+# id            target impl                   entry     keys    sizes               iv aad expect           env
+stitchgcm       a64    stitchgcm/aarch64-ce   seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
+stitchgcm-seal  a64    stitchgcm/aarch64-ce   sgcm_seal 128,256 16,64,256,1420,8192 12 13  aese,pmull       -
+stitchgcm-neon  a64    stitchgcm/aarch64-neon seal      128,256 16,64,256,1420,8192 12 13  pmull,!aese      -
+nettle          a64    nettle                 seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
+libgcrypt       a64    libgcrypt              seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
+openssl         a64    openssl                seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
+arm-neon        a32    stitchgcm/arm-neon     seal      128,256 16,64,256,1420,8192 12 13  vmull,vtbl,!aese -
 TABLE
 )
 

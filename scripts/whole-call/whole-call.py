@@ -4,8 +4,8 @@
 # builds of nettle, libgcrypt and OpenSSL driven the same way.
 #
 # Method (docs/modeling.md, "Whole-call model"):
-#   1. driver.c, linked with one implementation's glue, seals each message a few times and
-#      brackets one more call with marker instructions; qemu-user runs it with the trace
+#   1. driver.c, built with the benchmark's implementations (bench/gcm), seals each message
+#      a few times and brackets one more call with marker instructions; qemu-user runs it with the trace
 #      plugin (trace-plugin.c) under a real CPU model (-cpu neoverse-n1 / cortex-a72 /
 #      cortex-a15, so the libraries pick the code paths such a core gets), which records the
 #      instructions executed between the markers, in order.
@@ -48,9 +48,9 @@ TOOLS = {'a64': dict(triple='aarch64-unknown-linux-gnu', cc='aarch64-linux-gnu-g
                      sysroot='/usr/aarch64-linux-gnu', deb='arm64', multiarch='aarch64-linux-gnu'),
          'a32': dict(triple='armv7-unknown-linux-gnueabihf', cc='arm-linux-gnueabihf-gcc', qemu='qemu-arm',
                      sysroot='/usr/arm-linux-gnueabihf', deb='armhf', multiarch='arm-linux-gnueabihf')}
-# glue -> the library it links (under .deps/<deb>/usr/lib/<multiarch>/), None = stitchgcm's build
-GLUE_LIB = {'stitchgcm': None, 'nettle': 'libnettle.so.8', 'gcrypt': 'libgcrypt.so.20',
-            'openssl': 'libcrypto.so.3'}
+# bench/gcm/sources.txt's peer name -> the Debian runtime library its family links
+PEER_LIB = {'nettle': 'libnettle.so.8', 'gcrypt': 'libgcrypt.so.20', 'openssl': 'libcrypto.so.3'}
+BENCH = os.path.join(ROOT, 'bench', 'gcm')
 SHORT = {'neoverse-n1': 'N1', 'cortex-a72': 'A72', 'cortex-a57': 'A57'}
 
 
@@ -70,11 +70,11 @@ def read_rows(path):
         if not f:
             continue
         if len(f) != 10:
-            die(f'{path}:{n}: want "id target glue entry keys sizes iv aad expect env", got {line.strip()!r}')
+            die(f'{path}:{n}: want "id target impl entry keys sizes iv aad expect env", got {line.strip()!r}')
         r = Row()
-        r.id, r.target, r.glue, r.entry, keys, sizes, iv, aad, expect, env = f
-        if r.target not in TOOLS or r.glue not in GLUE_LIB:
-            die(f'{path}:{n}: unknown target or glue in {line.strip()!r}')
+        r.id, r.target, r.impl, r.entry, keys, sizes, iv, aad, expect, env = f
+        if r.target not in TOOLS:
+            die(f'{path}:{n}: unknown target in {line.strip()!r}')
         r.keys, r.sizes = [int(x) for x in keys.split(',')], [int(x) for x in sizes.split(',')]
         r.iv, r.aad = int(iv), int(aad)
         r.expect = [x for x in expect.split(',') if x != '-']
@@ -101,7 +101,10 @@ def digest(*parts):
 
 
 class Build:
-    """Plugin (host) and one driver per (target, glue), in target/debian/whole-call."""
+    """Plugin (host) and one driver per target, in target/debian/whole-call: driver.c with the
+    benchmark's registry and family files (bench/gcm/sources.txt), every peer whose Debian
+    library for the target is in .deps, linked before libstitchgcm as bench/meson.build does
+    (libstitchgcm exports nettle's names too)."""
 
     def __init__(self, args):
         self.out = os.path.join(ROOT, 'target', 'debian', 'whole-call')
@@ -112,71 +115,62 @@ class Build:
         self.plugin = os.path.join(self.out, 'trace-plugin.so')
         sh(['gcc', '-O2', '-Wall', '-Wextra', '-Werror', '-shared', '-fPIC', '-I' + hdr, '-o', self.plugin,
             os.path.join(HERE, 'trace-plugin.c')])
-        self.drivers = {}
-        self.libs = args.libs
+        self.drivers, self.libs = {}, args.libs
 
-    def deb_root(self, target):
-        return os.path.join(ROOT, '.deps', TOOLS[target]['deb'])
-
-    def libdirs(self, target):
-        root, ma_ = self.deb_root(target), TOOLS[target]['multiarch']
-        return [os.path.join(root, 'usr', 'lib', ma_), os.path.join(root, 'lib', ma_)]
-
-    def driver(self, target, glue):
-        """-> (binary, [library files it loads that matter], [LD_LIBRARY_PATH dirs]) or a reason."""
-        key = (target, glue)
-        if key in self.drivers:
-            return self.drivers[key]
+    def driver(self, target):
+        """-> (binary, [library files it loads], [LD_LIBRARY_PATH dirs], peers) or a reason."""
+        if target in self.drivers:
+            return self.drivers[target]
         t = TOOLS[target]
-        exe = os.path.join(self.out, t['triple'], 'wc-' + glue)
-        os.makedirs(os.path.dirname(exe), exist_ok=True)
+        lib = self.libs.get(target)
+        if not lib or not os.path.exists(lib):
+            self.drivers[target] = f'no stitchgcm build for {t["triple"]}'
+            return self.drivers[target]
+        tdir = os.path.join(self.out, t['triple'])
+        os.makedirs(tdir, exist_ok=True)
+        soname = os.path.join(tdir, 'libstitchgcm.so.0')          # the library's soname
+        if os.path.realpath(soname) != os.path.realpath(lib):
+            if os.path.lexists(soname):
+                os.unlink(soname)
+            os.symlink(lib, soname)
+        root, multi = os.path.join(ROOT, '.deps', t['deb']), t['multiarch']
+        dirs = [tdir, os.path.join(root, 'usr', 'lib', multi), os.path.join(root, 'lib', multi)]
         inc = os.path.join(self.out, 'include')
         os.makedirs(inc, exist_ok=True)
         if not os.path.exists(os.path.join(inc, 'nettle')):
             os.symlink('/usr/include/nettle', os.path.join(inc, 'nettle'))    # arch-independent headers
-        cflags = ['-O2', '-Wall', '-Wextra', '-Werror', '-I' + HERE, '-I' + inc]
-        if GLUE_LIB[glue] is None:
-            lib = self.libs.get(target)
-            if not lib or not os.path.exists(lib):
-                res = f'no stitchgcm build for {t["triple"]}'
-                self.drivers[key] = res
-                return res
-            rel = os.path.dirname(lib)
-            soname = os.path.join(self.out, t['triple'], 'libstitchgcm.so.0')   # the library's soname
-            if os.path.realpath(soname) != os.path.realpath(lib):
-                if os.path.lexists(soname):
-                    os.unlink(soname)
-                os.symlink(lib, soname)
-            link, dirs, files = [lib], [os.path.dirname(soname), rel], [lib]
-            cflags.append('-I' + os.path.join(ROOT, 'include'))
-        else:
-            dirs = self.libdirs(target)
-            lib = next((os.path.join(d, GLUE_LIB[glue]) for d in dirs
-                        if os.path.exists(os.path.join(d, GLUE_LIB[glue]))), None)
-            if lib is None:
-                res = f'Debian {t["deb"]} {GLUE_LIB[glue]} not fetched (scripts/deps.sh)'
-                self.drivers[key] = res
-                return res
-            root = self.deb_root(target)
-            cflags += ['-I' + os.path.join(root, 'usr', 'include'),
-                       '-I' + os.path.join(root, 'usr', 'include', t['multiarch'])]
-            link, files = [lib], [lib] + [os.path.join(d, f) for d in dirs if os.path.isdir(d)
-                                          for f in sorted(os.listdir(d)) if '.so' in f]
-        sh([t['cc'], *cflags, '-o', exe, os.path.join(HERE, 'driver.c'), os.path.join(HERE, f'glue-{glue}.c'),
-            *link, '-Wl,-rpath-link,' + ':'.join(dirs)])
-        self.drivers[key] = (exe, files, dirs)
-        return self.drivers[key]
+        cflags = ['-O2', '-Wall', '-Wextra', '-I' + BENCH, '-I' + inc, '-I' + os.path.join(ROOT, 'include'),
+                  '-I' + os.path.join(root, 'usr', 'include'), '-I' + os.path.join(root, 'usr', 'include', multi)]
+        srcs, peers, links = [os.path.join(HERE, 'driver.c'), os.path.join(BENCH, 'registry.c')], [], []
+        for line in open(os.path.join(BENCH, 'sources.txt')):
+            f = line.split('#')[0].split()
+            if len(f) == 1 and f[0].startswith('impl-'):
+                srcs.append(os.path.join(BENCH, f[0]))
+            elif len(f) == 3 and f[1] in PEER_LIB:
+                so = next((os.path.join(d, PEER_LIB[f[1]]) for d in dirs[1:]
+                           if os.path.exists(os.path.join(d, PEER_LIB[f[1]]))), None)
+                if so:
+                    srcs.append(os.path.join(BENCH, f[0]))
+                    cflags.append('-DHAVE_' + f[1].upper())
+                    peers.append(f[1])
+                    links.append(so)
+        exe = os.path.join(tdir, 'wc-driver')
+        sh([t['cc'], *cflags, '-o', exe, *srcs, *links, lib, '-ldl', '-Wl,-rpath-link,' + ':'.join(dirs)])
+        files = [lib] + [os.path.join(d, x) for d in dirs[1:] if os.path.isdir(d) for x in sorted(os.listdir(d))
+                         if '.so' in x]
+        self.drivers[target] = (exe, files, dirs, peers)
+        return self.drivers[target]
 
 
 def run_trace(build, row, qcpu, cache):
     """Trace one row under one qemu CPU -> (trace path, driver stdout) or a reason string."""
-    d = build.driver(row.target, row.glue)
+    d = build.driver(row.target)
     if isinstance(d, str):
         return d
-    exe, files, dirs = d
+    exe, files, dirs, _ = d
     t = TOOLS[row.target]
     qver = sh([t['qemu'], '--version']).splitlines()[0]
-    dargs = ['--entries', row.entry, '--keys', ','.join(map(str, row.keys)),
+    dargs = ['--impl', row.impl, '--entry', row.entry, '--keys', ','.join(map(str, row.keys)),
              '--sizes', ','.join(map(str, row.sizes)), '--iv', str(row.iv), '--aad', str(row.aad)]
     key = digest(exe, build.plugin, *files, qver, qcpu, dargs, row.env)
     path = os.path.join(cache, key + '.trace')
@@ -293,8 +287,8 @@ def main():
 
     # 1. traces, in parallel (qemu processes); 2. streams; 3. llvm-mca jobs
     plan = [(r, q, m) for r in rows for q, m in TRACE_CPUS[r.target] if not keep_cpus or m in keep_cpus]
-    for r in rows:                      # builds first (two rows may share a driver)
-        build.driver(r.target, r.glue)
+    for r in rows:                      # builds first (rows share a driver)
+        build.driver(r.target)
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=2)
     traced = list(pool.map(lambda p: run_trace(build, p[0], p[1], tcache), plan))
     cells, jobs = [], []
@@ -351,7 +345,7 @@ def kernel_slices(cells, kernels, runner, check):
     """The cross-check of the largest stitchgcm message against the loop model."""
     out = []
     for c in cells:
-        if c.row.glue != 'stitchgcm' or c.size != max(c.row.sizes) or c.size < 4096:
+        if not c.row.impl.startswith('stitchgcm/') or c.size != max(c.row.sizes) or c.size < 4096:
             continue
         kernels.load(c.row.target, c.row.target == 'a64' and kernels.args.lib_a64 or kernels.args.lib_a32)
         loop = wtrace.steady_loop(c.seq, ma.is_branch)
@@ -416,7 +410,7 @@ def report(cells, slices, runner):
     print('\n# implementations:')
     for rid, ver in dict.fromkeys((c.row.id, c.version) for c in cells):
         row = next(c.row for c in cells if c.row.id == rid)
-        print(f'#   {rid}: {ver}; {row.glue} glue, entry {row.entry}' + (f', {" ".join(row.env)}' if row.env else ''))
+        print(f'#   {rid}: {ver}; slot {row.entry}' + (f', {" ".join(row.env)}' if row.env else ''))
     for s in slices:
         c = s.cell
         print(f'# loop cross-check {c.row.id} AES-{c.keybits} {c.size} B on {c.mcpu}: steady-state loop = '
