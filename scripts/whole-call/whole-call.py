@@ -139,7 +139,7 @@ class Build:
         os.makedirs(inc, exist_ok=True)
         if not os.path.exists(os.path.join(inc, 'nettle')):
             os.symlink('/usr/include/nettle', os.path.join(inc, 'nettle'))    # arch-independent headers
-        cflags = ['-O2', '-Wall', '-Wextra', '-I' + BENCH, '-I' + inc, '-I' + os.path.join(ROOT, 'include'),
+        cflags = ['-O2', '-Wall', '-Wextra', '-Werror', '-I' + BENCH, '-I' + inc, '-I' + os.path.join(ROOT, 'include'),
                   '-I' + os.path.join(root, 'usr', 'include'), '-I' + os.path.join(root, 'usr', 'include', multi)]
         srcs, peers, links = [os.path.join(HERE, 'driver.c'), os.path.join(BENCH, 'registry.c')], [], []
         for line in open(os.path.join(BENCH, 'sources.txt')):
