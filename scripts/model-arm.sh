@@ -117,6 +117,10 @@ nettle          a64    nettle                 seal      128,256 16,64,256,1420,8
 libgcrypt       a64    libgcrypt              seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
 openssl         a64    openssl                seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
 arm-neon        a32    stitchgcm/arm-neon     seal      128,256 16,64,256,1420,8192 12 13  vmull,vtbl,!aese -
+# rows to come, one line each once the call exists (the driver reports a NULL slot as unavailable):
+#   stitchgcm-keyed a64  stitchgcm/aarch64-ce   seal_keyed   128,256 16,64,256,1420,8192 12 13 aese,pmull -
+#   esp-rfc4106     a64  stitchgcm/aarch64-ce   seal_rfc4106 160     1420                8  8  aese,pmull -  # key bits include the 4-byte salt
+#   nettle-a32      a32  nettle                 seal         128,256 16,64,256,1420,8192 12 13 -     -     # needs Debian's armhf peers in .deps/armhf
 TABLE
 )
 
@@ -203,7 +207,7 @@ if [ $MODE = wholecall ]; then
   [ -n "$CPUS" ] && WARGS+=(--cpus "$CPUS")
   [ -n "$KEEP" ] && WARGS+=(--keep "$KEEP")
   [ -n "$WONLY" ] && WARGS+=(--only "$WONLY")
-  [ $CACHE = 1 ] && WARGS+=(--cache "$ROOT/target/debian/whole-call-cache")
+  [ $CACHE = 1 ] && WARGS+=(--cache "$ROOT/target/debian/whole-call-cache" --loop-cache "$ROOT/target/debian/model-arm-cache")
   [ $WCHECK = 1 ] && WARGS+=(--check)
   "$PY" "$ROOT/scripts/whole-call/whole-call.py" "${WARGS[@]}"
   exit

@@ -45,7 +45,7 @@ struct options opt; /* registry.c reads opt.only; nothing is filtered here */
 
 /* sgcm_seal takes the raw key on every call: its context is the key. */
 struct raw_key {
-  uint8_t key[32];
+  uint8_t key[64];
   size_t len;
 };
 static void *raw_key_setup(const uint8_t *key, size_t keylen) {
@@ -85,7 +85,7 @@ int main(int argc, char **argv) {
   size_t keys[MAXLIST] = {128, 256}, nkeys = 2;
   size_t sizes[MAXLIST] = {16, 64, 256, 1420, 8192}, nsizes = 5;
   size_t ivlen = 12, aadlen = 13, warm = 3, maxlen = 0, window = 0, i, k, s;
-  uint8_t key[32], iv[64], aad[256], tag[16], *in, *out;
+  uint8_t key[64], iv[64], aad[256], tag[16], *in, *out;
   const struct impl *p = NULL;
   void *(*setup)(const uint8_t *, size_t);
   seal_fn seal;
@@ -104,6 +104,8 @@ int main(int argc, char **argv) {
   }
   if (i != (size_t)argc || !label) die("usage: driver --impl LABEL [--entry SLOT] [...]");
   if (ivlen > sizeof iv || aadlen > sizeof aad) die("IV or AAD too long");
+  for (k = 0; k < nkeys; k++)
+    if (keys[k] % 8 || keys[k] / 8 > sizeof key) die("bad key size %zu bits", keys[k]);
   impl_discover();
   for (int j = 0; j < nimpl; j++)
     if (!strcmp(impls[j].label, label)) p = &impls[j];

@@ -48,8 +48,12 @@ TOOLS = {'a64': dict(triple='aarch64-unknown-linux-gnu', cc='aarch64-linux-gnu-g
                      sysroot='/usr/aarch64-linux-gnu', deb='arm64', multiarch='aarch64-linux-gnu'),
          'a32': dict(triple='armv7-unknown-linux-gnueabihf', cc='arm-linux-gnueabihf-gcc', qemu='qemu-arm',
                      sysroot='/usr/arm-linux-gnueabihf', deb='armhf', multiarch='arm-linux-gnueabihf')}
-# bench/gcm/sources.txt's peer name -> the Debian runtime library its family links
+# bench/gcm/sources.txt's peer name -> the Debian runtime library its family links, and the
+# headers it needs from the -dev package of the target's architecture (under .deps/<deb>/;
+# MULTI = the multiarch directory; nettle's headers are the host's, they are the same)
 PEER_LIB = {'nettle': 'libnettle.so.8', 'gcrypt': 'libgcrypt.so.20', 'openssl': 'libcrypto.so.3'}
+PEER_HDRS = {'nettle': [], 'gcrypt': ['usr/include/gcrypt.h', 'usr/include/MULTI/gpg-error.h'],
+             'openssl': ['usr/include/openssl/evp.h', 'usr/include/MULTI/openssl/configuration.h']}
 BENCH = os.path.join(ROOT, 'bench', 'gcm')
 SHORT = {'neoverse-n1': 'N1', 'cortex-a72': 'A72', 'cortex-a57': 'A57'}
 
@@ -149,7 +153,8 @@ class Build:
             elif len(f) == 3 and f[1] in PEER_LIB:
                 so = next((os.path.join(d, PEER_LIB[f[1]]) for d in dirs[1:]
                            if os.path.exists(os.path.join(d, PEER_LIB[f[1]]))), None)
-                if so:
+                hdrs = [os.path.join(root, h.replace('MULTI', multi)) for h in PEER_HDRS[f[1]]]
+                if so and all(os.path.exists(h) for h in hdrs):
                     srcs.append(os.path.join(BENCH, f[0]))
                     cflags.append('-DHAVE_' + f[1].upper())
                     peers.append(f[1])
@@ -255,6 +260,7 @@ def main():
     ap.add_argument('--cpus', help='llvm-mca CPUs to keep (default: every traced CPU of the target)')
     ap.add_argument('--only', help='row ids to run')
     ap.add_argument('--cache')
+    ap.add_argument('--loop-cache', help="model-arm.sh's own llvm-mca cache, for the loop model runs")
     ap.add_argument('--check', action='store_true')
     ap.add_argument('--keep')
     ap.add_argument('--mca', default='llvm-mca-19')
@@ -277,6 +283,8 @@ def main():
     build = Build(args)
     runner = ma.Runner(args.mca, 1, os.path.join(cache, 'mca') if args.cache else None)
     kernels = Kernels(args)
+    # the loop model's -iterations=500 runs are model-arm.sh's own: share its cache
+    kernels.runner = ma.Runner(args.mca, 500, args.loop_cache) if args.loop_cache else runner
     problems, checks = [], [0]
 
     def check(ok, what):
@@ -363,7 +371,7 @@ def kernel_slices(cells, kernels, runner, check):
             # the loop's iterations (the call's setup and tail joined)
             whole = [mca_stream(runner, c.seq, c.row.target, c.mcpu, kind == 'fused'),
                      mca_stream(runner, c.seq[:first] + c.seq[last + 1:], c.row.target, c.mcpu, kind == 'fused')]
-            lm = runner.run('\n'.join(body) + '\n', c.row.target, c.mcpu, 500)
+            lm = kernels.runner.run('\n'.join(body) + '\n', c.row.target, c.mcpu, 500)
             if not all(x['ok'] for x in whole + [lm]):
                 check(False, f'{c.row.id}: llvm-mca failed on the loop slice')
                 continue
