@@ -8,7 +8,9 @@
 #   - armv7 under qemu-arm -cpu cortex-a15 (NEON, no crypto extensions) and -cpu max (AArch32
 #     crypto extensions), likewise;
 #   - the nettle drop-in (scripts/test-nettle.sh): x86_64 preload/relink/bindings, GnuTLS over
-#     loopback, and preload/relink under qemu-aarch64 with Debian's arm64 libnettle.
+#     loopback, and preload/relink under qemu-aarch64 with Debian's arm64 libnettle;
+#   - the ARM models as structure checks (scripts/model-arm.sh: the kernel loops, and the
+#     whole-call model with --whole-call --check for aarch64 and armv7).
 # and prints a table: target × CPU model × backend → passed/failed.
 #
 # usage: scripts/test.sh [--no-deps] [--only native|aarch64|armv7]
