@@ -8,7 +8,9 @@
 #   - armv7 under qemu-arm -cpu cortex-a15 (NEON, no crypto extensions) and -cpu max (AArch32
 #     crypto extensions), likewise;
 #   - the nettle drop-in (scripts/test-nettle.sh): x86_64 preload/relink/bindings, GnuTLS over
-#     loopback, and preload/relink under qemu-aarch64 with Debian's arm64 libnettle.
+#     loopback, and preload/relink under qemu-aarch64 with Debian's arm64 libnettle;
+#   - the ARM models as structure checks (scripts/model-arm.sh: the kernel loops, and the
+#     whole-call model with --whole-call --check for aarch64 and armv7).
 # and prints a table: target × CPU model × backend → passed/failed.
 #
 # usage: scripts/test.sh [--no-deps] [--only native|aarch64|armv7]
@@ -197,6 +199,20 @@ for line in open(sys.argv[1]):
   done
 }
 
+# The whole-call model as a structure check, not a timing test (scripts/model-arm.sh
+# --whole-call --check): every trace taken and every marker found, all implementations'
+# tags equal, each call ran its implementation's AES/GHASH instructions, counts grow with
+# the size, the 8 KiB loop slice agrees with the loop model within 2%. Figures are printed.
+whole_call() { # TARGET CPU-COLUMN
+  step "$1: whole-call model (qemu trace + llvm-mca; structure only)"
+  local log="$logdir/whole-call-$1.log" rc p f
+  bash scripts/model-arm.sh --target "$1" --no-build --whole-call --check >"$log" 2>&1; rc=$?
+  read -r p f < <(sed -n 's/^whole-call check: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$log") || true
+  if [ $rc = 0 ] && [ "${f:-1}" = 0 ]; then record "$1" "$2" all "whole-call structure" "$p" 0
+  else record "$1" "$2" all "whole-call structure" "${p:-0}" "${f:-1}"; grep -E 'FAIL|error|failed' "$log" | head -40; fi
+  sed '/^# instructions per call/q' "$log" | grep -E '^(\| (bytes|16 |1420)|[A-Z0-9]+ model)' || true
+}
+
 if [ -z "$only" ] || [ "$only" = aarch64 ]; then
   cross_suite aarch64-unknown-linux-gnu aarch64-linux-gnu-gcc qemu-aarch64 /usr/aarch64-linux-gnu max cortex-a57
   # The llvm-mca model as a structure check, not a timing test: every kernel must be found
@@ -208,6 +224,7 @@ if [ -z "$only" ] || [ "$only" = aarch64 ]; then
   if [ $rc = 0 ] && [ "$bad" = 0 ]; then record aarch64 - - "model structure" 1 0
   else record aarch64 - - "model structure" 0 1; cat "$log"; fi
   grep -E '^\| (kernel|enc|dec|ghash)' "$log" || true
+  whole_call aarch64 n1+a72
 fi
 # ---------------------------------------------------------------- bench harness under qemu
 # bench/bench-gcm cross-built with only stitchgcm (no ARM peers installed) and run in quick
@@ -242,6 +259,7 @@ if [ -z "$only" ] || [ "$only" = armv7 ]; then
   if [ $rc = 0 ] && [ "$bad" = 0 ]; then record armv7 - - "model structure" 1 0
   else record armv7 - - "model structure" 0 1; cat "$log"; fi
   grep -E '^\| (kernel|a32-)' "$log" || true
+  whole_call armv7 cortex-a15
 fi
 
 # ---------------------------------------------------------------- summary
