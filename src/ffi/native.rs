@@ -63,7 +63,7 @@ pub struct sgcm_cipher_handle {
     magic: u32,
     key_len: usize,
     key: Option<Key>,
-    msg: Option<Message>,
+    msg: Message,
 }
 
 /// Handle type, as `gcry_cipher_hd_t`.
@@ -155,7 +155,7 @@ pub unsafe extern "C" fn sgcm_cipher_open(
         magic: MAGIC_OPEN,
         key_len,
         key: None,
-        msg: None,
+        msg: Message::idle(),
     });
     // SAFETY: as above.
     unsafe { *hd = Box::into_raw(h) };
@@ -172,7 +172,7 @@ pub unsafe extern "C" fn sgcm_cipher_close(h: sgcm_cipher_hd_t) {
     if let Ok(hr) = unsafe { handle(h) } {
         hr.magic = MAGIC_CLOSED;
         hr.key = None; // Key and Message wipe themselves on drop.
-        hr.msg = None;
+        hr.msg.end();
         // SAFETY: `h` came from `Box::into_raw` in `sgcm_cipher_open` and is live.
         drop(unsafe { Box::from_raw(h) });
     }
@@ -195,7 +195,7 @@ pub unsafe extern "C" fn sgcm_cipher_setkey(
         if keylen != h.key_len {
             return Err(Error::InvalidKeyLength);
         }
-        h.msg = None;
+        h.msg.end();
         h.key = Some(Key::new(key)?);
         Ok(())
     })())
@@ -215,11 +215,10 @@ pub unsafe extern "C" fn sgcm_cipher_setiv(
     // SAFETY: forwarded contract.
     status((|| {
         let h = unsafe { handle(h)? };
-        h.msg = None;
+        h.msg.end();
         let iv = unsafe { input(iv, ivlen)? };
         let key = h.key.as_ref().ok_or(Error::InvalidState)?;
-        h.msg = Some(Message::new(key, iv)?);
-        Ok(())
+        h.msg.restart(key, iv)
     })())
 }
 
@@ -238,7 +237,7 @@ pub unsafe extern "C" fn sgcm_cipher_authenticate(
         let h = unsafe { handle(h)? };
         let aad = unsafe { input(aad, len)? };
         let key = h.key.as_ref().ok_or(Error::InvalidState)?;
-        let msg = h.msg.as_mut().ok_or(Error::InvalidState)?;
+        let msg = &mut h.msg;
         msg.aad(key, aad)
     })())
 }
@@ -268,7 +267,7 @@ unsafe fn crypt(
             return Err(Error::InvalidArgument);
         }
         let key = h.key.as_ref().ok_or(Error::MissingKey)?;
-        let msg = h.msg.as_mut().ok_or(Error::InvalidState)?;
+        let msg = &mut h.msg;
         // SAFETY: `src` readable and `out` writable for `len` bytes (caller's contract,
         // NULL excluded above); they are equal (in place) or disjoint.
         unsafe { msg.crypt_raw(key, dir, src, out as *mut u8, len) }
@@ -332,7 +331,7 @@ pub unsafe extern "C" fn sgcm_cipher_gettag(
             return Err(Error::InvalidLength);
         }
         let key = h.key.as_ref().ok_or(Error::InvalidState)?;
-        let msg = h.msg.as_mut().ok_or(Error::InvalidState)?;
+        let msg = &mut h.msg;
         // SAFETY: `tag` is non-NULL and writable for `n` bytes.
         let out = unsafe { core::slice::from_raw_parts_mut(tag as *mut u8, n) };
         msg.tag(key, out)
@@ -358,7 +357,7 @@ pub unsafe extern "C" fn sgcm_cipher_checktag(
             return Err(Error::InvalidLength);
         }
         let key = h.key.as_ref().ok_or(Error::InvalidState)?;
-        let msg = h.msg.as_mut().ok_or(Error::InvalidState)?;
+        let msg = &mut h.msg;
         if taglen > SGCM_TAG_LEN {
             let mut scratch = [0u8; SGCM_TAG_LEN];
             msg.tag(key, &mut scratch)?;
@@ -378,7 +377,7 @@ pub unsafe extern "C" fn sgcm_cipher_reset(h: sgcm_cipher_hd_t) -> sgcm_error_t 
         // SAFETY: forwarded contract.
         let h = unsafe { handle(h)? };
         h.key = None;
-        h.msg = None;
+        h.msg.end();
         Ok(())
     })())
 }

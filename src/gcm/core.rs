@@ -60,6 +60,17 @@ pub struct Core {
 }
 
 impl Core {
+    /// An all-zero state (no message).
+    pub(crate) const fn zeroed() -> Core {
+        Core {
+            j0: [0; 16],
+            ctr: [0; 16],
+            y: [0; 16],
+            aad_len: 0,
+            data_len: 0,
+        }
+    }
+
     /// Starts a message: J0 = IV‖0^31‖1 for 96-bit IVs, else GHASH(IV‖pad‖[len(IV)]64).
     /// Any IV length is accepted here (nettle accepts 0); callers enforce their rules.
     pub(crate) fn start(key: &impl BlockKey, iv: &[u8]) -> Core {
@@ -193,11 +204,17 @@ impl Core {
         tag
     }
 
-    /// [`Core::finish`] with E(K, J0) already computed.
-    pub(crate) fn finish_masked(&mut self, key: &impl BlockKey, mask: &[u8; 16]) -> [u8; 16] {
+    /// The lengths block: AAD and text lengths in bits, 64-bit big-endian each.
+    pub(crate) fn lengths(&self) -> [u8; 16] {
         let mut lens = [0u8; 16];
         lens[..8].copy_from_slice(&self.aad_len.wrapping_mul(8).to_be_bytes());
         lens[8..].copy_from_slice(&self.data_len.wrapping_mul(8).to_be_bytes());
+        lens
+    }
+
+    /// [`Core::finish`] with E(K, J0) already computed.
+    pub(crate) fn finish_masked(&mut self, key: &impl BlockKey, mask: &[u8; 16]) -> [u8; 16] {
+        let lens = self.lengths();
         key.ghash(&mut self.y, &lens);
         let mut tag = *mask;
         for (t, y) in tag.iter_mut().zip(self.y) {
