@@ -17,8 +17,10 @@
 //! - nothing is read or written outside `src[..16*blocks]` / `dst[..16*blocks]`.
 
 pub(crate) mod aes_schedule;
+pub(crate) mod partial;
 mod registry;
 pub(crate) mod sbox;
+pub(crate) mod short;
 pub(crate) mod soft;
 
 #[cfg(target_arch = "aarch64")]
@@ -144,4 +146,56 @@ pub(crate) trait Backend {
     /// # Safety
     /// As for [`Backend::crypt`].
     unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize);
+
+    /// The limits of [`Backend::crypt_short`] / [`Backend::open_short`]: at most
+    /// `SHORT_DATA_BLOCKS` data blocks (a partial last block counts as one), and fewer
+    /// than `SHORT_HASH_BLOCKS` AAD plus data blocks (the lengths block is one more).
+    const SHORT_DATA_BLOCKS: usize = short::DATA_BLOCKS;
+    const SHORT_HASH_BLOCKS: usize = short::HASH_BLOCKS;
+
+    /// A whole message within the `SHORT_*` limits in one call, from its J0: `len` bytes
+    /// from `src` to `dst` (CTR from inc32(J0)), and the full tag returned — E(K, J0)
+    /// beside the counter blocks, and GHASH from zero over the zero-padded AAD, the
+    /// zero-padded ciphertext and the lengths block, with aggregated powers of H and one
+    /// reduction. Decrypting releases the plaintext unverified: it serves the streaming
+    /// API, whose caller checks the tag afterwards. The default runs the backend's other
+    /// entries over stack buffers (`short.rs`).
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `len` bytes, equal or disjoint; the message
+    /// is within the limits.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn crypt_short(
+        m: &Material,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> [u8; 16] {
+        // SAFETY: forwarded contract.
+        unsafe { short::crypt::<Self>(m, dir, j0, aad, src, dst, len) }
+    }
+
+    /// The one-shot opening of a message within the limits: computes the tag over `aad`
+    /// and the ciphertext at `src`, and writes the plaintext to `dst` only if the first
+    /// `tag.len()` bytes of that tag equal `tag` (compared in constant time); returns
+    /// whether they did. Nothing is written to `dst` otherwise.
+    ///
+    /// # Safety
+    /// As for [`Backend::crypt_short`]; `tag` is at most 16 bytes.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn open_short(
+        m: &Material,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        tag: &[u8],
+    ) -> bool {
+        // SAFETY: forwarded contract.
+        unsafe { short::open::<Self>(m, j0, aad, src, dst, len, tag) }
+    }
 }

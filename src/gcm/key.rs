@@ -3,7 +3,7 @@
 
 use super::core::BlockKey;
 use super::{Direction, BLOCK};
-use crate::backend::{self, with_backend, Backend, BackendId, Material};
+use crate::backend::{self, short, with_backend, Backend, BackendId, Material};
 use crate::error::Error;
 
 /// An expanded AES-GCM key for one backend. Wiped on drop.
@@ -104,6 +104,61 @@ impl Key {
     ) {
         // SAFETY: forwarded from the caller.
         with_backend!(self.backend(), B => unsafe { B::ctr(&self.material, ctr, src, dst, blocks) })
+    }
+}
+
+impl Key {
+    /// Whether a message of `aad_len` bytes of AAD and `len` of data is short enough for
+    /// the backend's one-pass path ([`Key::crypt_short`], [`Key::open_short`]).
+    #[inline]
+    pub(crate) fn fits_short(&self, aad_len: usize, len: usize) -> bool {
+        with_backend!(self.backend(), B => {
+            short::fits(aad_len, len, B::SHORT_DATA_BLOCKS, B::SHORT_HASH_BLOCKS)
+        })
+    }
+
+    /// A whole message that [`Key::fits_short`], in the backend's one pass: the output,
+    /// and the full tag returned (decryption releases the plaintext unverified).
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `len` bytes; equal or disjoint.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn crypt_short(
+        &self,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> [u8; 16] {
+        debug_assert!(self.fits_short(aad.len(), len));
+        // SAFETY: forwarded from the caller.
+        with_backend!(self.backend(), B => unsafe {
+            B::crypt_short(&self.material, dir, j0, aad, src, dst, len)
+        })
+    }
+
+    /// The verifying one-pass open of a message that [`Key::fits_short`]: the plaintext
+    /// is written only if the tag matches; returns whether it did.
+    ///
+    /// # Safety
+    /// As for [`Key::crypt_short`]; `tag` is at most 16 bytes.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn open_short(
+        &self,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        tag: &[u8],
+    ) -> bool {
+        debug_assert!(self.fits_short(aad.len(), len));
+        // SAFETY: forwarded from the caller.
+        with_backend!(self.backend(), B => unsafe {
+            B::open_short(&self.material, j0, aad, src, dst, len, tag)
+        })
     }
 }
 

@@ -50,6 +50,9 @@ pub struct Message {
     open_len: u8,
     phase: Phase,
     mask_ready: bool,
+    /// `tag` holds the tag of the message as if it ended after its data so far (the
+    /// one-pass path of a short first data call); more data discards it.
+    provisional: bool,
 }
 
 impl Message {
@@ -73,6 +76,7 @@ impl Message {
             open_len: 0,
             phase: Phase::Idle,
             mask_ready: false,
+            provisional: false,
         }
     }
 
@@ -87,6 +91,7 @@ impl Message {
         self.held_len = 0;
         self.open_len = 0;
         self.mask_ready = false;
+        self.provisional = false;
         self.phase = Phase::Aad;
         Ok(())
     }
@@ -214,8 +219,17 @@ impl Message {
             return Err(Error::InvalidLength);
         }
         if self.phase == Phase::Aad {
+            let aad = self.held_len as usize;
+            let end = aad.next_multiple_of(BLOCK) + len.next_multiple_of(BLOCK);
+            if self.core.aad_len == aad as u64 && end + BLOCK <= HOLD && key.fits_short(aad, len) {
+                // SAFETY: forwarded from the caller.
+                unsafe { self.first_data_short(key, dir, src, dst, len) };
+                return Ok(());
+            }
             self.pad_held();
             self.phase = Phase::Data;
+        } else if self.provisional {
+            self.resume(key);
         }
         // SAFETY (all three): each phase works on the next bytes of both buffers and
         // returns how many it took; the offsets never pass `len`.
@@ -224,6 +238,73 @@ impl Message {
         unsafe { self.open_block(key, dir, src.add(done), dst.add(done), len - done) };
         self.core.data_len += len as u64;
         Ok(())
+    }
+
+    /// The first data of a message whose AAD is all in `held`, when AAD and data are
+    /// short: the backend's one pass writes the output and the tag as if the message
+    /// ended here (the usual case: the next call asks for the tag). The ciphertext is
+    /// kept in `held`, and the counter and lengths are where the regular path would have
+    /// left them, so that [`Message::resume`] can carry on if more data comes.
+    ///
+    /// # Safety
+    /// As for [`Message::crypt_raw`]; `held` has room for the padded AAD and data and
+    /// the lengths block.
+    unsafe fn first_data_short(
+        &mut self,
+        key: &Key,
+        dir: Direction,
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) {
+        let aad = self.held_len as usize;
+        self.pad_held();
+        let at = self.held_len as usize;
+        let ct = self.held[at..].as_mut_ptr();
+        // SAFETY: `len` bytes of both buffers (caller's contract), room in `held`; the
+        // ciphertext is copied before an in-place decryption overwrites it, or after
+        // encryption wrote it.
+        unsafe {
+            if dir == Direction::Decrypt {
+                core::ptr::copy_nonoverlapping(src, ct, len);
+            }
+            self.tag = key.crypt_short(dir, &self.core.j0, &self.held[..aad], src, dst, len);
+            if dir == Direction::Encrypt {
+                core::ptr::copy_nonoverlapping(dst, ct, len);
+            }
+        }
+        let blocks = len.div_ceil(BLOCK);
+        let c = u32::from_be_bytes([
+            self.core.j0[12],
+            self.core.j0[13],
+            self.core.j0[14],
+            self.core.j0[15],
+        ]);
+        self.core.ctr[12..].copy_from_slice(&c.wrapping_add(1 + blocks as u32).to_be_bytes());
+        self.core.data_len = len as u64;
+        self.held_len += len as u8;
+        self.open_len = (len % BLOCK) as u8;
+        self.provisional = true;
+        self.phase = Phase::Data;
+    }
+
+    /// More data after [`Message::first_data_short`]: drops the provisional tag and
+    /// recovers what the regular path keeps — the tag mask, and the keystream of the
+    /// block left open (the counter just before `ctr`).
+    fn resume(&mut self, key: &Key) {
+        self.provisional = false;
+        wipe_bytes(&mut self.tag);
+        self.mask = self.core.j0;
+        if self.open_len > 0 {
+            let mut ks = self.core.ctr;
+            let c = u32::from_be_bytes([ks[12], ks[13], ks[14], ks[15]]).wrapping_sub(1);
+            ks[12..].copy_from_slice(&c.to_be_bytes());
+            key.encrypt_block2(&mut ks, &mut self.mask);
+            self.keystream = ks;
+        } else {
+            key.encrypt_block(&mut self.mask);
+        }
+        self.mask_ready = true;
     }
 
     /// Continues the partial block a previous call left open; returns the bytes used.
@@ -360,6 +441,14 @@ impl Message {
             Phase::Done => return Ok(()),
             Phase::Aad | Phase::Data => {}
         }
+        if self.provisional {
+            self.provisional = false;
+            wipe_bytes(&mut self.held);
+            self.held_len = 0;
+            self.open_len = 0;
+            self.phase = Phase::Done;
+            return Ok(());
+        }
         self.pad_held();
         if self.held_len as usize + BLOCK > HOLD {
             self.flush_held(key);
@@ -428,6 +517,7 @@ impl Message {
         self.held_len = 0;
         self.open_len = 0;
         self.mask_ready = false;
+        self.provisional = false;
         self.phase = Phase::Done;
     }
 }

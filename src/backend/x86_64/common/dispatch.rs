@@ -14,7 +14,7 @@ macro_rules! x86_backend {
     ($ty:ident = $name:literal, available: $available:path,
      crypt: $crypt:ident, ghash: $ghash:path, ctr: $ctr:path $(,)?) => {
         const _: () = {
-            use crate::backend::x86_64::common::{encrypt_block, encrypt_block2, init};
+            use crate::backend::x86_64::common::{encrypt_block, encrypt_block2, init, short};
             use crate::backend::{Backend, Direction, Material};
 
             impl Backend for $ty {
@@ -73,6 +73,44 @@ macro_rules! x86_backend {
                 ) {
                     // SAFETY: forwarded contract; CPU support checked at key setup.
                     unsafe { $ctr(m.view(), ctr, src, dst, blocks) }
+                }
+
+                const SHORT_DATA_BLOCKS: usize = crate::backend::x86_64::common::short::DATA_BLOCKS;
+                const SHORT_HASH_BLOCKS: usize = crate::backend::x86_64::common::short::HASH_BLOCKS;
+
+                unsafe fn crypt_short(
+                    m: &Material,
+                    dir: Direction,
+                    j0: &[u8; 16],
+                    aad: &[u8],
+                    src: *const u8,
+                    dst: *mut u8,
+                    len: usize,
+                ) -> [u8; 16] {
+                    let k = m.view();
+                    // SAFETY: forwarded contract; CPU support checked at key setup.
+                    unsafe {
+                        match dir {
+                            Direction::Encrypt => short::<true>(k, j0, aad, src, dst, len, None).0,
+                            Direction::Decrypt => short::<false>(k, j0, aad, src, dst, len, None).0,
+                        }
+                    }
+                }
+
+                unsafe fn open_short(
+                    m: &Material,
+                    j0: &[u8; 16],
+                    aad: &[u8],
+                    src: *const u8,
+                    dst: *mut u8,
+                    len: usize,
+                    tag: &[u8],
+                ) -> bool {
+                    // SAFETY: forwarded contract; CPU support checked at key setup.
+                    let (mut full, ok) =
+                        unsafe { short::<false>(m.view(), j0, aad, src, dst, len, Some(tag)) };
+                    crate::secret::wipe_bytes(&mut full);
+                    ok
                 }
             }
         };

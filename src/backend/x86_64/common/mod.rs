@@ -28,6 +28,7 @@ mod ctr;
 mod dispatch;
 mod key;
 mod polyval;
+pub(crate) mod short;
 
 pub(crate) use block::{
     bswap_mask, ctr_block, ctr_from_native, ctr_to_native, encrypt_block, encrypt_block2, load, rk,
@@ -40,3 +41,4 @@ pub(crate) use dispatch::{
 };
 pub(crate) use key::{init, XKey};
 pub(crate) use polyval::{ghash_n, Acc};
+pub(crate) use short::short;

@@ -1,0 +1,97 @@
+//! Partial blocks in registers: the first `n` < 16 bytes of caller memory read as a
+//! zero-padded block, and written back, without touching a byte outside them and without
+//! a round trip through a stack buffer (a block built byte by byte in memory and then
+//! read as one 16-byte load cannot be store-forwarded on x86 and stalls).
+//!
+//! The reads overlap: 9..15 bytes are two 8-byte reads, the second shifted down over the
+//! first; 4..8 bytes two 4-byte reads; 1..3 bytes the first, middle and last byte. The
+//! branches depend on the length, which is public; the bytes never steer anything.
+
+/// The first `n` bytes at `p` (0 < `n` < 16) as a zero-padded block: two little-endian
+/// halves.
+///
+/// # Safety
+/// `p` is readable for `n` bytes.
+#[inline(always)]
+pub(crate) unsafe fn load_partial(p: *const u8, n: usize) -> [u64; 2] {
+    debug_assert!(n > 0 && n < 16);
+    let u64_at = |i: usize| {
+        // SAFETY: callers pass offsets with 8 bytes inside the `n` readable ones.
+        u64::from_le_bytes(unsafe { p.add(i).cast::<[u8; 8]>().read_unaligned() })
+    };
+    let u32_at = |i: usize| {
+        // SAFETY: as above, 4 bytes.
+        u64::from(u32::from_le_bytes(unsafe {
+            p.add(i).cast::<[u8; 4]>().read_unaligned()
+        }))
+    };
+    // SAFETY (byte reads): offsets below `n`.
+    let byte_at = |i: usize| u64::from(unsafe { p.add(i).read() });
+    if n >= 8 {
+        let hi = if n > 8 {
+            u64_at(n - 8) >> (8 * (16 - n))
+        } else {
+            0
+        };
+        [u64_at(0), hi]
+    } else if n >= 4 {
+        let top = if n > 4 {
+            (u32_at(n - 4) >> (8 * (8 - n))) << 32
+        } else {
+            0
+        };
+        [u32_at(0) | top, 0]
+    } else {
+        [
+            byte_at(0) | byte_at(n / 2) << (8 * (n / 2)) | byte_at(n - 1) << (8 * (n - 1)),
+            0,
+        ]
+    }
+}
+
+/// Writes the first `n` bytes (0 < `n` < 16) of the block `v` to `p`.
+///
+/// # Safety
+/// `p` is writable for `n` bytes.
+#[inline(always)]
+pub(crate) unsafe fn store_partial(p: *mut u8, v: [u64; 2], n: usize) {
+    debug_assert!(n > 0 && n < 16);
+    let mut rest = u128::from(v[0]) | u128::from(v[1]) << 64;
+    let mut at = 0;
+    for width in [8, 4, 2, 1] {
+        if n & width != 0 {
+            let bytes = rest.to_le_bytes();
+            // SAFETY: `at + width` ≤ `n` writable bytes.
+            unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), p.add(at), width) };
+            rest >>= 8 * width;
+            at += width;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_length_round_trips_and_reads_only_its_bytes() {
+        let src: [u8; 15] = core::array::from_fn(|i| 0xa0 ^ (i as u8 * 37));
+        for n in 1..16 {
+            // Exactly `n` bytes exist: a slice of that length (Miri/ASan would see more).
+            // SAFETY: `src[..n]` is readable.
+            let v = unsafe { load_partial(src[..n].as_ptr(), n) };
+            let mut want = [0u8; 16];
+            want[..n].copy_from_slice(&src[..n]);
+            let got = [v[0].to_le_bytes(), v[1].to_le_bytes()].concat();
+            assert_eq!(got, want, "load {n}");
+            let mut out = [0x55u8; 17];
+            // SAFETY: `out[1..]` has 16 writable bytes.
+            unsafe { store_partial(out[1..].as_mut_ptr(), v, n) };
+            assert_eq!(out[1..=n], src[..n], "store {n}");
+            assert!(
+                out[0] == 0x55 && out[n + 1..].iter().all(|&b| b == 0x55),
+                "store {n} wrote outside"
+            );
+        }
+    }
+}

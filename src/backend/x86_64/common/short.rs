@@ -1,0 +1,160 @@
+//! Whole short messages in one pass, for both x86_64 backends (a handful of blocks gains
+//! nothing from 256-bit registers): E(K, J0) and up to seven counter blocks run AES
+//! round-major as eight lanes — on these cores the eight chains cost what one does, so
+//! the lane count is fixed and the data count needs no kernel of its own for AES — and
+//! GHASH over the AAD, the ciphertext and the lengths block is one aggregated sum over
+//! H^n..H^1 with one reduction. Partial blocks are read and written in registers
+//! (`backend/partial.rs`); the partial last ciphertext block is masked to its length
+//! before it is hashed. Opening compares the tag before it stores any plaintext, which
+//! waits in registers meanwhile.
+//!
+//! Everything here is constant time: the branches and the one table offset (the mask of
+//! the partial block) depend on lengths, which are public.
+
+use super::{bswap_mask, load, rk, store, Acc, XKey};
+use crate::backend::partial::{load_partial, store_partial};
+use crate::secret::ct_eq;
+use core::arch::x86_64::*;
+
+/// Data blocks per call: eight AES lanes with E(K, J0).
+pub(crate) const DATA_BLOCKS: usize = 7;
+/// GHASH blocks per call (AAD + data + lengths): the sixteen stored powers of H.
+pub(crate) const HASH_BLOCKS: usize = 16;
+
+/// 16 bytes of 0xff then 16 of zero: the mask of an `r`-byte partial block is the 16
+/// bytes at offset 16 − r.
+static PARTIAL_MASK: [u8; 32] = {
+    let mut m = [0u8; 32];
+    let mut i = 0;
+    while i < 16 {
+        m[i] = 0xff;
+        i += 1;
+    }
+    m
+};
+
+#[inline(always)]
+unsafe fn from_halves(v: [u64; 2]) -> __m128i {
+    // SAFETY: SSE2 is baseline on x86_64.
+    unsafe { _mm_set_epi64x(v[1] as i64, v[0] as i64) }
+}
+
+#[inline(always)]
+unsafe fn to_halves(v: __m128i) -> [u64; 2] {
+    // SAFETY: SSE4.1 is enabled in every caller.
+    unsafe {
+        [
+            _mm_cvtsi128_si64(v) as u64,
+            _mm_extract_epi64::<1>(v) as u64,
+        ]
+    }
+}
+
+/// Block `i` of `len` bytes at `p` (the last one zero-padded if partial).
+#[inline(always)]
+unsafe fn block_at(p: *const u8, i: usize, len: usize) -> __m128i {
+    let left = len - 16 * i;
+    // SAFETY: block `i` starts inside the `len` readable bytes (callers check).
+    unsafe {
+        if left >= 16 {
+            load(p.add(16 * i))
+        } else {
+            from_halves(load_partial(p.add(16 * i), left))
+        }
+    }
+}
+
+/// One pass over a message within the limits from its J0: returns the full tag and
+/// whether the output was written — always, unless `verify` holds a tag (opening) that
+/// the computed one does not start with.
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn short<const ENC: bool>(
+    k: &XKey,
+    j0: &[u8; 16],
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    verify: Option<&[u8]>,
+) -> ([u8; 16], bool) {
+    let n = len.div_ceil(16);
+    let a = aad.len().div_ceil(16);
+    let total = a + n + 1;
+    debug_assert!(n <= DATA_BLOCKS && total <= HASH_BLOCKS);
+    // SAFETY: features enabled; every pointer access stays inside the `len` bytes of
+    // `src`/`dst` and `aad` (block_at, store_partial); key indices ≤ 15.
+    unsafe {
+        let bs = bswap_mask();
+        // J0 byte-reversed has its 32-bit counter in lane 0: lane i is J0 + i (inc32).
+        let c = _mm_shuffle_epi8(load(j0.as_ptr()), bs);
+        let key = rk(k, 0);
+        let mut lanes = [_mm_setzero_si128(); 8];
+        for (i, l) in lanes.iter_mut().enumerate() {
+            let ctr = _mm_shuffle_epi8(_mm_add_epi32(c, _mm_cvtsi32_si128(i as i32)), bs);
+            *l = _mm_xor_si128(ctr, key);
+        }
+        let rounds = k.rounds as usize;
+        for r in 1..rounds {
+            let key = rk(k, r);
+            for l in lanes.iter_mut() {
+                *l = _mm_aesenc_si128(*l, key);
+            }
+        }
+        let last = rk(k, rounds);
+        for l in lanes.iter_mut() {
+            *l = _mm_aesenclast_si128(*l, last);
+        }
+
+        // GHASH: block j of `total` takes H^(total - j), stored at h[16 - total + j].
+        let mut sum = Acc::new();
+        let mut j = 16 - total;
+        let mut hash = |x: __m128i| {
+            sum.mul_add(
+                _mm_shuffle_epi8(x, bs),
+                load(k.h[j].as_ptr()),
+                load(k.hk[j].as_ptr()),
+            );
+            j += 1;
+        };
+        for i in 0..a {
+            hash(block_at(aad.as_ptr(), i, aad.len()));
+        }
+        let mut out = [_mm_setzero_si128(); DATA_BLOCKS];
+        for (i, o) in out.iter_mut().enumerate().take(n) {
+            let x = block_at(src, i, len);
+            *o = _mm_xor_si128(x, lanes[i + 1]);
+            let left = len - 16 * i;
+            if ENC {
+                if left < 16 {
+                    let mask = load(PARTIAL_MASK.as_ptr().add(16 - left));
+                    *o = _mm_and_si128(*o, mask);
+                }
+                hash(*o);
+            } else {
+                hash(x);
+            }
+        }
+        let bits = _mm_set_epi64x((aad.len() as i64) << 3, (len as i64) << 3);
+        sum.mul_add(bits, load(k.h[15].as_ptr()), load(k.hk[15].as_ptr()));
+        let tag_reg = _mm_xor_si128(_mm_shuffle_epi8(sum.reduce(), bs), lanes[0]);
+        let mut tag = [0u8; 16];
+        store(tag.as_mut_ptr(), tag_reg);
+
+        let release = match verify {
+            Some(expected) => ct_eq(&tag[..expected.len()], expected),
+            None => true,
+        };
+        if release {
+            for (i, o) in out.iter().enumerate().take(n) {
+                let left = len - 16 * i;
+                if left >= 16 {
+                    store(dst.add(16 * i), *o);
+                } else {
+                    store_partial(dst.add(16 * i), to_halves(*o), left);
+                }
+            }
+        }
+        (tag, release)
+    }
+}
