@@ -43,7 +43,7 @@ pub(crate) unsafe fn load_partial(p: *const u8, n: usize) -> [u64; 2] {
         [u32_at(0) | top, 0]
     } else {
         [
-            byte_at(0) | byte_at(n / 2) << (8 * (n / 2)) | byte_at(n - 1) << (8 * (n - 1)),
+            byte_at(0) | (byte_at(n / 2) << (8 * (n / 2))) | (byte_at(n - 1) << (8 * (n - 1))),
             0,
         ]
     }
@@ -56,7 +56,7 @@ pub(crate) unsafe fn load_partial(p: *const u8, n: usize) -> [u64; 2] {
 #[inline(always)]
 pub(crate) unsafe fn store_partial(p: *mut u8, v: [u64; 2], n: usize) {
     debug_assert!(n > 0 && n < 16);
-    let mut rest = u128::from(v[0]) | u128::from(v[1]) << 64;
+    let mut rest = u128::from(v[0]) | (u128::from(v[1]) << 64);
     let mut at = 0;
     for width in [8, 4, 2, 1] {
         if n & width != 0 {
