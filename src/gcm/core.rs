@@ -79,7 +79,9 @@ impl Core {
         }
         let mut j0 = [0u8; 16];
         let whole = iv.len() / BLOCK * BLOCK;
-        key.ghash(&mut j0, &iv[..whole]);
+        if whole > 0 {
+            key.ghash(&mut j0, &iv[..whole]);
+        }
         let mut last = [0u8; 16];
         if iv.len() > whole {
             last[..iv.len() - whole].copy_from_slice(&iv[whole..]);
@@ -115,7 +117,9 @@ impl Core {
     /// (a partial block is zero-padded).
     pub(crate) fn aad(&mut self, key: &impl BlockKey, data: &[u8]) {
         let whole = data.len() / BLOCK * BLOCK;
-        key.ghash(&mut self.y, &data[..whole]);
+        if whole > 0 {
+            key.ghash(&mut self.y, &data[..whole]);
+        }
         if whole < data.len() {
             let mut last = [0u8; 16];
             last[..data.len() - whole].copy_from_slice(&data[whole..]);

@@ -8,7 +8,7 @@
 //! that are not AES (Camellia, SM4, a caller's own) and AES contexts that were re-keyed
 //! behind GCM's back (whose H no longer matches the cipher, which nettle keeps using).
 
-use super::core::BlockKey;
+use super::core::{BlockKey, Core};
 use super::{inc32, Direction, Key, BLOCK};
 use crate::secret::wipe_bytes;
 
@@ -37,7 +37,49 @@ pub(crate) enum Engine<'a> {
     Generic(&'a GhashTable, Keystream<'a>),
 }
 
+/// The mode's operations on a [`Core`], dispatched once per call: the fused key's run
+/// monomorphic on [`Key`], not through this enum for every block function.
 impl Engine<'_> {
+    pub(crate) fn start(&self, iv: &[u8]) -> Core {
+        match self {
+            Engine::Fused(k) => Core::start(*k, iv),
+            Engine::Generic(..) => Core::start(self, iv),
+        }
+    }
+
+    pub(crate) fn aad(&self, core: &mut Core, data: &[u8]) {
+        match self {
+            Engine::Fused(k) => core.aad(*k, data),
+            Engine::Generic(..) => core.aad(self, data),
+        }
+    }
+
+    /// # Safety
+    /// As for [`Core::crypt`].
+    pub(crate) unsafe fn crypt(
+        &self,
+        core: &mut Core,
+        dir: Direction,
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            match self {
+                Engine::Fused(k) => core.crypt(*k, dir, src, dst, len),
+                Engine::Generic(..) => core.crypt(self, dir, src, dst, len),
+            }
+        }
+    }
+
+    pub(crate) fn finish(&self, core: &mut Core) -> [u8; 16] {
+        match self {
+            Engine::Fused(k) => core.finish(*k),
+            Engine::Generic(..) => core.finish(self),
+        }
+    }
+
     fn ecb(&self, out: &mut [u8], inp: &[u8]) {
         match self {
             Engine::Fused(k) => k.ecb(out, inp),

@@ -97,8 +97,9 @@ unsafe fn with_generic<R>(
     op: impl FnOnce(&Engine) -> R,
 ) -> R {
     let gk = key as *const u8;
+    let mut copy = None;
     // SAFETY: nettle's contract for the arguments; `header` validates.
-    let h = unsafe { header(func, gk) };
+    let h = unsafe { header(func, gk, &mut copy) };
     let Some(f) = f else {
         die(func, "NULL cipher function")
     };
@@ -108,7 +109,7 @@ unsafe fn with_generic<R>(
     };
     let mut tmp = None;
     // SAFETY: as above.
-    op(&unsafe { engine_for(func, gk, &h, cipher, f, &ecb, &mut tmp) })
+    op(&unsafe { engine_for(func, gk, h, cipher, f, &ecb, &mut tmp) })
 }
 
 /// `void gcm_encrypt(struct gcm_ctx *ctx, const struct gcm_key *key, const void *cipher,
@@ -253,10 +254,10 @@ unsafe fn with_aes<R>(
     // `aes_view` and `header` validate.
     unsafe {
         let view = aes_view(func, ctx, layout);
-        let h = header(func, ctx);
-        let mut tmp = None;
+        let (mut copy, mut tmp) = (None, None);
+        let h = header(func, ctx, &mut copy);
         op(
-            &engine_for_aes(func, ctx, &h, view, &mut tmp),
+            &engine_for_aes(func, ctx, h, view, &mut tmp),
             ctx.add(GCM_CTX_OFFSET),
         )
     }

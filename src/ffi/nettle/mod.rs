@@ -200,14 +200,22 @@ unsafe fn fingerprint_matches(v: AesView, fp: &[u8; 48]) -> bool {
 
 // ------------------------------------------------------------------ the gcm_key region
 
-/// A copy of the header at the start of a caller's `struct gcm_key`, validated.
-unsafe fn header(func: &str, gk: *const u8) -> Header {
+/// The header at the start of a caller's `struct gcm_key`, validated: borrowed in place
+/// when its address suits `Header`'s alignment (always, for structs that nettle's own
+/// code laid out), else copied into `copy`.
+unsafe fn header<'a>(func: &str, gk: *const u8, copy: &'a mut Option<Header>) -> &'a Header {
     if gk.is_null() {
         die(func, "NULL gcm key");
     }
-    // SAFETY: `gk` points to a caller's `struct gcm_key` (4096 bytes) at any address;
-    // `Header` is plain data, so any bit pattern read is a valid value.
-    let h = unsafe { (gk as *const Header).read_unaligned() };
+    let p = gk as *const Header;
+    let h: &'a Header = if p.is_aligned() {
+        // SAFETY: aligned, inside the caller's 4096-byte `struct gcm_key`, and `Header` is
+        // plain data (any bit pattern is a value; it is validated below).
+        unsafe { &*p }
+    } else {
+        // SAFETY: as above, read without alignment into an owned copy.
+        copy.insert(unsafe { p.read_unaligned() })
+    };
     let off = h.key_off as usize;
     let key_ok = h.aes_len == 0
         || (matches!(h.aes_len, 16 | 24 | 32)
@@ -364,18 +372,24 @@ unsafe fn engine_ghash<'a>(
 
 // ------------------------------------------------------------------ the operations
 
-/// Runs `op` on a copy of the caller's `struct gcm_ctx` (64 bytes, at any address) and
-/// writes it back; the copy is wiped.
+/// Runs `op` on the caller's `struct gcm_ctx` (64 bytes): in place when its address
+/// suits `Core`'s alignment, else on a copy that is written back. The copy holds nothing
+/// the caller's struct does not, so it needs no wiping.
 unsafe fn with_core<R>(func: &str, ctx: *mut u8, op: impl FnOnce(&mut Core) -> R) -> R {
     if ctx.is_null() {
         die(func, "NULL gcm context");
     }
-    // SAFETY: `ctx` is the caller's `struct gcm_ctx` = `Core` (plain data), 64 bytes.
-    let mut core = unsafe { (ctx as *const Core).read_unaligned() };
+    let p = ctx as *mut Core;
+    if p.is_aligned() {
+        // SAFETY: aligned, the caller's `struct gcm_ctx` = `Core` (plain data), and no
+        // other reference to it exists during the call.
+        return op(unsafe { &mut *p });
+    }
+    // SAFETY: as above, read and written without alignment.
+    let mut core = unsafe { p.read_unaligned() };
     let r = op(&mut core);
     // SAFETY: as above.
-    unsafe { (ctx as *mut Core).write_unaligned(core) };
-    core.wipe();
+    unsafe { p.write_unaligned(core) };
     r
 }
 
@@ -386,10 +400,10 @@ unsafe fn op_set_iv(func: &str, ctx: *mut u8, gk: *const u8, len: usize, iv: *co
         // nettle does not read the key for 96-bit IVs (it may be NULL).
         Ok(iv96) => Core::start_96(iv96),
         Err(_) => {
+            let (mut copy, mut tmp) = (None, None);
             // SAFETY: forwarded.
-            let h = unsafe { header(func, gk) };
-            let mut tmp = None;
-            Core::start(&unsafe { engine_ghash(func, gk, &h, &mut tmp) }, iv)
+            let h = unsafe { header(func, gk, &mut copy) };
+            unsafe { engine_ghash(func, gk, h, &mut tmp) }.start(iv)
         }
     };
     // SAFETY: forwarded.
@@ -410,9 +424,9 @@ unsafe fn op_update(func: &str, ctx: *mut u8, gk: *const u8, len: usize, data: *
             if data.is_empty() {
                 return;
             }
-            let h = header(func, gk);
-            let mut tmp = None;
-            core.aad(&engine_ghash(func, gk, &h, &mut tmp), data);
+            let (mut copy, mut tmp) = (None, None);
+            let h = header(func, gk, &mut copy);
+            engine_ghash(func, gk, h, &mut tmp).aad(core, data);
         })
     }
 }
@@ -441,7 +455,7 @@ unsafe fn op_crypt(
                 die(func, "NULL buffer with non-zero length");
             }
             // nettle's contract: `len` bytes at `src` and `dst`, equal or disjoint.
-            core.crypt(e, dir, src, dst, len)
+            e.crypt(core, dir, src, dst, len)
         })
     }
 }
@@ -450,7 +464,7 @@ unsafe fn op_digest(func: &str, e: &Engine, ctx: *mut u8, len: usize, digest: *m
     assertion(func, len <= 16, "length <= GCM_DIGEST_SIZE");
     // Like nettle: no reset; the GHASH state keeps the lengths block.
     // SAFETY: forwarded from the exported function's contract.
-    let mut tag = unsafe { with_core(func, ctx, |core| core.finish(e)) };
+    let mut tag = unsafe { with_core(func, ctx, |core| e.finish(core)) };
     if len > 0 {
         if digest.is_null() {
             die(func, "NULL digest with non-zero length");
