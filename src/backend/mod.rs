@@ -85,9 +85,11 @@ impl Material {
         unsafe { &mut *(self.words.as_mut_ptr() as *mut T) }
     }
 
-    /// Overwrites the key material with zeros in a way the optimizer may not remove.
-    pub(crate) fn wipe(&mut self) {
-        crate::secret::wipe_u64(&mut self.words);
+    /// Overwrites the first `bytes` of the key material (rounded up to whole words) with
+    /// zeros in a way the optimizer may not remove.
+    pub(crate) fn wipe_prefix(&mut self, bytes: usize) {
+        let words = bytes.div_ceil(8).min(self.words.len());
+        crate::secret::wipe_u64(&mut self.words[..words]);
     }
 }
 
@@ -99,6 +101,10 @@ pub(crate) trait Backend {
 
     /// Whether this CPU can run the backend (the build already excludes other arches).
     fn is_available() -> bool;
+
+    /// How many bytes at the start of [`Material`] the backend's key layout occupies:
+    /// what wiping a key must overwrite (all of it unless the backend says less).
+    const KEY_BYTES: usize = MATERIAL_BYTES;
 
     /// Expands an AES key (16, 24 or 32 bytes; the caller has checked) into `m`,
     /// including H = E(K, 0^128) and whatever GHASH tables the backend uses.

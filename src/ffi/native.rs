@@ -508,9 +508,11 @@ pub unsafe extern "C" fn sgcm_seal(
             unsafe { (input(key, keylen)?, input(iv, ivlen)?, input(aad, aadlen)?) };
         let tag = unsafe { tag_out(tag, taglen)? };
         let (src, dst) = one_shot_io(in_, out, len)?;
-        let key = Key::new(key)?;
+        // Expanded in place: the key is never moved, and only its used part is wiped.
+        let mut k = Key::empty();
+        k.init_in_place(key, cpu::selected()?)?;
         // SAFETY: `src`/`dst` valid for `len` bytes, equal or disjoint (contract).
-        unsafe { gcm::seal_raw(&key, iv, aad, src, dst, len, tag) }
+        unsafe { gcm::seal_raw(&k, iv, aad, src, dst, len, tag) }
     })())
 }
 
@@ -546,9 +548,10 @@ pub unsafe extern "C" fn sgcm_open(
             )
         };
         let (src, dst) = one_shot_io(in_, out, len)?;
-        let key = Key::new(key)?;
+        let mut k = Key::empty();
+        k.init_in_place(key, cpu::selected()?)?;
         // SAFETY: `src`/`dst` valid for `len` bytes, equal or disjoint (contract).
-        unsafe { gcm::open_raw(&key, iv, aad, src, dst, len, tag) }
+        unsafe { gcm::open_raw(&k, iv, aad, src, dst, len, tag) }
     })())
 }
 

@@ -24,19 +24,25 @@ impl Key {
 
     /// Expands `key` for a given backend (tests use this to compare backends).
     pub fn with_backend(key: &[u8], backend: BackendId) -> Result<Key, Error> {
-        let mut k = Key {
-            material: Material::zeroed(),
-            backend: BackendId::Soft as u8,
-            key_len: 0,
-        };
+        let mut k = Key::empty();
         k.expand(key, backend)?;
         Ok(k)
     }
 
-    /// [`Key::with_backend`] into existing memory (caller-owned C structs), so that no
-    /// copy of the expanded key is left behind on the stack.
+    /// No key (zeroed material, no backend): a place to expand one into with
+    /// [`Key::init_in_place`], so that the expanded key is never moved.
+    pub(crate) const fn empty() -> Key {
+        Key {
+            material: Material::zeroed(),
+            backend: 0,
+            key_len: 0,
+        }
+    }
+
+    /// [`Key::with_backend`] into existing memory (caller-owned C structs, a stack slot),
+    /// so that no copy of the expanded key is left behind; the previous key is wiped.
     pub(crate) fn init_in_place(&mut self, key: &[u8], backend: BackendId) -> Result<(), Error> {
-        self.material.wipe();
+        self.wipe();
         self.expand(key, backend)
     }
 
@@ -75,9 +81,14 @@ impl Key {
         self.key_len as usize
     }
 
-    /// Overwrites all key material. The key is unusable afterwards until re-expanded.
+    /// Overwrites all key material (the bytes its backend's layout uses; all of them if
+    /// the stored backend is not one of this build). The key is unusable afterwards until
+    /// re-expanded.
     pub fn wipe(&mut self) {
-        self.material.wipe();
+        match BackendId::from_u8(self.backend) {
+            Some(id) => with_backend!(id, B => self.material.wipe_prefix(B::KEY_BYTES)),
+            None => self.material.wipe_prefix(backend::MATERIAL_BYTES),
+        }
     }
 
     /// ECB encryption of whole blocks from `inp` to `out` (the keystream of GCM over a
