@@ -110,6 +110,18 @@ impl Message {
         self.phase = Phase::Idle;
     }
 
+    /// Computes the tag mask E(K, J0) now under `key`, unless the message already has it.
+    /// libgcrypt derives the mask when the IV is set, so a handle re-keyed in the middle
+    /// of a message still masks that message's tag under the old key; its front-end calls
+    /// this before re-keying. (Otherwise the mask is computed with the first data.)
+    pub fn fix_tag_mask(&mut self, key: &Key) {
+        if !self.mask_ready {
+            self.mask = self.core.j0;
+            key.encrypt_block(&mut self.mask);
+            self.mask_ready = true;
+        }
+    }
+
     /// Adds associated data; any length, any number of calls, before the first data.
     pub fn aad(&mut self, key: &Key, aad: &[u8]) -> Result<(), Error> {
         if self.phase != Phase::Aad {
