@@ -14,7 +14,7 @@
 //! constant time.
 
 use super::core::{BlockKey, Core};
-use super::{tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
+use super::{inc32, tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
 use crate::error::Error;
 use crate::secret::{ct_eq, wipe_bytes};
 
@@ -120,6 +120,18 @@ impl Message {
             key.encrypt_block(&mut self.mask);
             self.mask_ready = true;
         }
+    }
+
+    /// Replaces the counter block the next data starts from (libgcrypt's `setctr` on a
+    /// GCM handle). Only between whole blocks of data: inside a partial data block the
+    /// keystream and GHASH blocks would come apart, which this state cannot represent
+    /// (`InvalidState`). J0, and so the tag mask, stays.
+    pub fn set_counter(&mut self, ctr: &[u8; 16]) -> Result<(), Error> {
+        if self.phase == Phase::Data && self.open_len > 0 {
+            return Err(Error::InvalidState);
+        }
+        self.core.ctr = *ctr;
+        Ok(())
     }
 
     /// Adds associated data; any length, any number of calls, before the first data.
@@ -233,7 +245,11 @@ impl Message {
         if self.phase == Phase::Aad {
             let aad = self.held_len as usize;
             let end = aad.next_multiple_of(BLOCK) + len.next_multiple_of(BLOCK);
-            if self.core.aad_len == aad as u64 && end + BLOCK <= HOLD && key.fits_short(aad, len) {
+            // (Not after `set_counter`: the one pass counts from J0.)
+            let mut first = self.core.j0;
+            inc32(&mut first);
+            let whole_message = self.core.aad_len == aad as u64 && self.core.ctr == first;
+            if whole_message && end + BLOCK <= HOLD && key.fits_short(aad, len) {
                 // SAFETY: forwarded from the caller.
                 unsafe { self.first_data_short(key, dir, src, dst, len) };
                 return Ok(());

@@ -1,6 +1,7 @@
-//! Re-keying in place (`Key::set`) and the tag mask of a message whose handle is re-keyed
-//! mid-message (`Message::fix_tag_mask`, libgcrypt's semantics), checked against the
-//! independent RustCrypto `aes-gcm` oracle.
+//! What the libgcrypt front-end needs from the mode beyond the usual calls: re-keying in
+//! place (`Key::set`), a tag mask that survives a re-key mid-message
+//! (`Message::fix_tag_mask`) and a counter set mid-message (`Message::set_counter`),
+//! each as libgcrypt does it, checked against the independent RustCrypto `aes-gcm` oracle.
 
 mod common;
 
@@ -81,4 +82,41 @@ fn fix_tag_mask_after_data_changes_nothing() {
         tag,
         oracle_seal(&[3u8; 24], &IV, b"", &[0x55u8; 20]).unwrap().1
     );
+}
+
+/// libgcrypt's `setctr` on a GCM handle: the data continues from the given counter block
+/// (plain CTR from there); GHASH and the tag go on over the ciphertext as usual.
+#[test]
+fn set_counter_between_blocks() {
+    let raw = [6u8; 16];
+    let key = Key::new(&raw).unwrap();
+    let pt = [0x21u8; 48];
+    // The keystream from counter block c is the oracle's encryption of zeros under the
+    // 96-bit IV c[..12] when c ends in 00000002 (= J0 + 1).
+    let mut c = [0xc3u8; 16];
+    c[12..].copy_from_slice(&2u32.to_be_bytes());
+    let (ks, _) = oracle_seal(&raw, &c[..12], b"", &[0u8; 32]).unwrap();
+
+    let mut msg = Message::new(&key, &IV).unwrap();
+    msg.aad(&key, b"abc").unwrap();
+    msg.set_counter(&c).unwrap(); // before the data: the data starts at c
+    let mut buf = pt;
+    msg.encrypt(&key, &mut buf[..16]).unwrap();
+    msg.set_counter(&c).unwrap(); // between whole blocks: the next block reuses c
+    msg.encrypt(&key, &mut buf[16..21]).unwrap();
+    assert_eq!(msg.set_counter(&c), Err(Error::InvalidState)); // inside a block
+    msg.encrypt(&key, &mut buf[21..]).unwrap();
+    let want: Vec<u8> = (0..48)
+        .map(|i| pt[i] ^ ks[if i < 16 { i } else { i - 16 }])
+        .collect();
+    assert_eq!(to_hex(&buf), to_hex(&want));
+
+    // The tag: GHASH over AAD and this ciphertext, masked with E(K, J0) of the IV, so a
+    // normal decryption under the IV verifies it.
+    let mut tag = [0u8; 16];
+    msg.tag(&key, &mut tag).unwrap();
+    let mut dec = Message::new(&key, &IV).unwrap();
+    dec.aad(&key, b"abc").unwrap();
+    dec.decrypt(&key, &mut buf).unwrap();
+    dec.verify(&key, &tag).unwrap();
 }
