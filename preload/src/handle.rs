@@ -1,0 +1,571 @@
+//! An AES-GCM handle that answers every call the way libgcrypt's own GCM handle does
+//! (libgcrypt 1.8 to 1.12: cipher.c, cipher-gcm.c), with the mode's `Key` and `Message`
+//! doing the work. Its state is libgcrypt's, flag for flag:
+//!
+//! - `key`: set by the first good setkey (libgcrypt's `ghash_fn`); `key_mark`
+//!   (`marks.key`) is cleared by a rejected setkey, which blocks encrypt/decrypt but not
+//!   authenticate or gettag, which go on with the old key;
+//! - `msg` (`marks.iv`), `tagged` (`marks.tag`), `data_started` (AAD finalized: any
+//!   encrypt/decrypt, even of 0 bytes), `over_limit` (sticky until the next IV);
+//! - `tagiv`, E(K, J0): libgcrypt computes it when the IV is set, wipes it when the tag is
+//!   computed, and does not touch it when a setiv is rejected, so a gettag without an IV
+//!   returns it — zero after open, reset or a finished message, otherwise the mask of the
+//!   last message. A re-key keeps both the open message's mask and `tagiv` under the old
+//!   key (`Message::fix_tag_mask`). E(K, J0) of an IV is the tag of an empty message
+//!   under that IV, so the mode computes it.
+//!
+//! Error values here are bare gpg-error codes; the exports add libgcrypt's error source.
+
+use stitchgcm::gcm::{MAX_AAD, MAX_DATA};
+use stitchgcm::{Error, Key, Message};
+
+/// gpg-error codes (gpg-error.h).
+pub mod code {
+    pub const CHECKSUM: u32 = 10;
+    pub const INV_KEYLEN: u32 = 44;
+    pub const INV_ARG: u32 = 45;
+    pub const NOT_SUPPORTED: u32 = 60;
+    pub const TOO_SHORT: u32 = 66;
+    pub const NOT_IMPLEMENTED: u32 = 69;
+    pub const INV_HANDLE: u32 = 73;
+    pub const INV_LENGTH: u32 = 139;
+    pub const INV_STATE: u32 = 156;
+    pub const ENOMEM: u32 = 0x8000 | 86;
+}
+use code::*;
+
+/// First word of our handles. libgcrypt's are 0x24091964 and 0x46919042.
+pub const MAGIC: u32 = 0x5347_4347; // "SGCG"
+
+/// libgcrypt's `tagiv` as far as it outlives a message.
+enum TagIv {
+    /// Zero: after open, reset, or once the tag has been computed.
+    Zero,
+    /// E(K, J0) of `GcmHandle::iv` under the current key.
+    Live,
+    /// A finished empty message whose tag is E(K, J0) under an earlier key.
+    Frozen(Message),
+}
+
+/// 1.11's `gcry_cipher_setup_geniv` state (METHOD_CONCAT: IV = fixed ‖ counter).
+#[derive(Default)]
+struct Geniv {
+    on: bool,
+    fixed: [u8; 16],
+    fixed_len: usize,
+    counter: [u8; 16],
+    counter_len: usize,
+}
+
+#[repr(C)]
+pub struct GcmHandle {
+    magic: u32,
+    pub secure: bool,
+    key_mark: bool,
+    tagged: bool,
+    data_started: bool,
+    over_limit: bool,
+    /// The real libgcrypt handle of the same algorithm, mode and flags, never keyed: it
+    /// answers the calls that do not depend on GCM state (rare `ctl` and `info`
+    /// commands, encrypt without key and its log line) exactly as libgcrypt does.
+    pub real: *mut core::ffi::c_void,
+    key: Option<Key>,
+    msg: Option<Message>,
+    /// The IV of the last message started (explicitly or implicitly).
+    iv: Vec<u8>,
+    tagiv: TagIv,
+    /// The tag of a handle tagged without an IV (`None`: the zero tag).
+    tag_without_iv: Option<Message>,
+    /// libgcrypt's `unused` (keystream bytes left in the block) while there is no
+    /// message: a rejected setiv leaves it as the last message left it.
+    unused_without_iv: u8,
+    geniv: Geniv,
+}
+
+/// The empty message under `iv`, finished: its tag is E(K, J0).
+fn mask_message(key: &Key, iv: &[u8]) -> Message {
+    // `iv` is the IV of a message that started, so it is a valid one.
+    let mut m = Message::new(key, iv).expect("IV of a started message");
+    let mut t = [0u8; 16];
+    let _ = m.tag(key, &mut t);
+    t.fill(0);
+    m
+}
+
+fn status(r: Result<(), Error>) -> u32 {
+    r.err().map_or(0, Error::code)
+}
+
+/// libgcrypt's tag-length gate: 4, 8, 12..16 bytes, or more (of which 16 are used).
+fn tag_len_ok(n: usize) -> bool {
+    matches!(n, 4 | 8 | 12..)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    Encrypt,
+    Decrypt,
+}
+
+impl GcmHandle {
+    pub fn new(secure: bool, real: *mut core::ffi::c_void) -> GcmHandle {
+        GcmHandle {
+            magic: MAGIC,
+            secure,
+            key_mark: false,
+            tagged: false,
+            data_started: false,
+            over_limit: false,
+            real,
+            key: None,
+            msg: None,
+            iv: Vec::new(),
+            tagiv: TagIv::Zero,
+            tag_without_iv: None,
+            unused_without_iv: 0,
+            geniv: Geniv::default(),
+        }
+    }
+
+    pub fn key_mark(&self) -> bool {
+        self.key_mark
+    }
+
+    /// `setkey`: 16, 24 or 32 bytes whatever the AES variant the handle was opened for.
+    ///
+    /// # Safety
+    /// `raw` is NULL or readable for `len` bytes.
+    pub unsafe fn setkey(&mut self, raw: *const u8, len: usize) -> u32 {
+        if !matches!(len, 16 | 24 | 32) {
+            self.key_mark = false;
+            return INV_KEYLEN;
+        }
+        if raw.is_null() {
+            return INV_ARG; // libgcrypt would read through NULL
+        }
+        // SAFETY: non-NULL and readable for `len` bytes (caller's contract).
+        let raw = unsafe { core::slice::from_raw_parts(raw, len) };
+        if let Some(old) = &self.key {
+            if let Some(m) = self.msg.as_mut() {
+                m.fix_tag_mask(old);
+            }
+            if matches!(self.tagiv, TagIv::Live) {
+                self.tagiv = TagIv::Frozen(mask_message(old, &self.iv));
+            }
+        }
+        let r = match self.key.as_mut() {
+            Some(k) => k.set(raw),
+            // Expanded in place from a placeholder, so no copy of the real key's
+            // schedule is left on the stack (secure handles keep it in locked pages).
+            None => Key::new(&[0u8; 16]).and_then(|k| self.key.insert(k).set(raw)),
+        };
+        if r.is_ok() {
+            self.key_mark = true;
+        }
+        status(r)
+    }
+
+    fn start(&mut self, iv: &[u8]) {
+        let Some(key) = self.key.as_ref() else { return };
+        // Callers have checked the IV length (1 ..= 2^61 - 1 bytes).
+        self.msg = Message::new(key, iv).ok();
+        self.iv.clear();
+        self.iv.extend_from_slice(iv);
+        self.tagiv = TagIv::Live;
+    }
+
+    /// libgcrypt's implicit IV: 16 zero bytes, when data or AAD come without setiv.
+    fn start_implicit(&mut self) {
+        self.start(&[0u8; 16]);
+    }
+
+    /// `setiv`. A rejected IV leaves the handle without one (and `tagiv` as it was).
+    ///
+    /// # Safety
+    /// `iv` is NULL or readable for `len` bytes.
+    pub unsafe fn setiv(&mut self, iv: *const u8, len: usize) -> u32 {
+        self.unused_without_iv = self.unused();
+        self.msg = None;
+        self.tag_without_iv = None;
+        self.tagged = false;
+        self.data_started = false;
+        self.over_limit = false;
+        if len == 0 {
+            return INV_LENGTH;
+        }
+        // libgcrypt needs a key for IVs other than 12 bytes and crashes without one for
+        // 12 bytes; both are an error here.
+        if self.key.is_none() {
+            return INV_STATE;
+        }
+        if len as u64 > MAX_AAD {
+            self.over_limit = true;
+            return INV_LENGTH;
+        }
+        if iv.is_null() {
+            return INV_ARG;
+        }
+        // SAFETY: non-NULL and readable for `len` bytes (caller's contract).
+        self.start(unsafe { core::slice::from_raw_parts(iv, len) });
+        0
+    }
+
+    /// `setctr`: the next data continues from counter block `ctr` (NULL or length 0: the
+    /// zero block). Inside a partial block of data libgcrypt's keystream and GHASH blocks
+    /// come apart, which the mode does not model: NOT_SUPPORTED there.
+    ///
+    /// # Safety
+    /// `ctr` is NULL or readable for `len` bytes.
+    pub unsafe fn setctr(&mut self, ctr: *const u8, len: usize) -> u32 {
+        let mut block = [0u8; 16];
+        if !ctr.is_null() && len != 0 {
+            if len != 16 {
+                return INV_ARG;
+            }
+            // SAFETY: non-NULL and readable for 16 bytes (caller's contract).
+            block.copy_from_slice(unsafe { core::slice::from_raw_parts(ctr, 16) });
+        }
+        // Without a message the counter is never used: the next IV, explicit or
+        // implicit, replaces it.
+        self.unused_without_iv = 0;
+        match self.msg.as_mut().map(|m| m.set_counter(&block)) {
+            Some(Err(_)) => NOT_SUPPORTED,
+            _ => 0,
+        }
+    }
+
+    /// `authenticate`: AAD in any number of calls of any length, before the data.
+    ///
+    /// # Safety
+    /// `aad` is NULL or readable for `len` bytes.
+    pub unsafe fn authenticate(&mut self, aad: *const u8, len: usize) -> u32 {
+        if self.over_limit {
+            return INV_LENGTH;
+        }
+        if self.tagged || self.data_started || self.key.is_none() {
+            return INV_STATE;
+        }
+        if self.msg.is_none() {
+            self.start_implicit();
+        }
+        let (Some(key), Some(msg)) = (self.key.as_ref(), self.msg.as_mut()) else {
+            return INV_STATE;
+        };
+        // Checked here, before a slice of `len` bytes is formed: libgcrypt answers a
+        // length over the limit without reading the buffer.
+        if len as u64 > MAX_AAD - msg.aad_len() {
+            self.over_limit = true;
+            return INV_LENGTH;
+        }
+        if aad.is_null() && len > 0 {
+            return INV_ARG; // libgcrypt would read through NULL
+        }
+        let aad: &[u8] = if len == 0 {
+            &[]
+        } else {
+            // SAFETY: non-NULL and readable for `len` bytes (caller's contract).
+            unsafe { core::slice::from_raw_parts(aad, len) }
+        };
+        status(msg.aad(key, aad))
+    }
+
+    /// `encrypt`/`decrypt` after libgcrypt's key check (a handle without `key_mark` is
+    /// answered by the real library). `src` is NULL for in place (`outsize` bytes of
+    /// `out`). A failed encrypt fills `out` with 0x42, as libgcrypt does.
+    ///
+    /// # Safety
+    /// `out` is NULL or writable for `outsize` bytes; `src` is NULL or readable for
+    /// `inlen` bytes.
+    pub unsafe fn crypt(
+        &mut self,
+        dir: Dir,
+        out: *mut u8,
+        outsize: usize,
+        src: *const u8,
+        inlen: usize,
+    ) -> u32 {
+        let (src, len) = if src.is_null() {
+            (out as *const u8, outsize)
+        } else {
+            (src, inlen)
+        };
+        // SAFETY: forwarded contract.
+        let rc = unsafe { self.crypt_checked(dir, out, outsize, src, len) };
+        if rc != 0 && dir == Dir::Encrypt && !out.is_null() {
+            // SAFETY: `out` is writable for `outsize` bytes.
+            unsafe { core::ptr::write_bytes(out, 0x42, outsize) };
+        }
+        rc
+    }
+
+    /// # Safety
+    /// As for [`GcmHandle::crypt`], with `src` readable for `len` bytes.
+    unsafe fn crypt_checked(
+        &mut self,
+        dir: Dir,
+        out: *mut u8,
+        outsize: usize,
+        src: *const u8,
+        len: usize,
+    ) -> u32 {
+        if outsize < len {
+            return Error::BufferTooShort.code();
+        }
+        if self.over_limit {
+            return INV_LENGTH;
+        }
+        if self.tagged || self.key.is_none() {
+            return INV_STATE;
+        }
+        if self.msg.is_none() {
+            self.start_implicit();
+        }
+        self.data_started = true;
+        let (Some(key), Some(msg)) = (self.key.as_ref(), self.msg.as_mut()) else {
+            return INV_STATE;
+        };
+        if len as u64 > MAX_DATA - msg.data_len() {
+            self.over_limit = true;
+            return INV_LENGTH;
+        }
+        if len == 0 {
+            return status(msg.encrypt(key, &mut []));
+        }
+        if out.is_null() || src.is_null() {
+            return INV_ARG; // libgcrypt would read or write through NULL
+        }
+        let (s, d) = (src as usize, out as usize);
+        let r = if s == d {
+            // SAFETY: in place: `out` is readable and writable for `len` ≤ outsize bytes.
+            let buf = unsafe { core::slice::from_raw_parts_mut(out, len) };
+            match dir {
+                Dir::Encrypt => msg.encrypt(key, buf),
+                Dir::Decrypt => msg.decrypt(key, buf),
+            }
+        } else {
+            // SAFETY: `src` readable and `out` writable for `len` bytes.
+            let dst = unsafe { core::slice::from_raw_parts_mut(out, len) };
+            let input = unsafe { core::slice::from_raw_parts(src, len) };
+            let disjoint = s.saturating_add(len) <= d || d.saturating_add(len) <= s;
+            // Overlap other than in place is not allowed by libgcrypt either; the answer
+            // here is as if the input had been copied first.
+            let mut copy = if disjoint { Vec::new() } else { input.to_vec() };
+            let input = if disjoint { input } else { &copy[..] };
+            let r = match dir {
+                Dir::Encrypt => msg.encrypt_to(key, input, dst),
+                Dir::Decrypt => msg.decrypt_to(key, input, dst),
+            };
+            copy.fill(0);
+            r
+        };
+        status(r)
+    }
+
+    /// Computes the tag if it is not yet: of the message, or libgcrypt's tag without IV.
+    fn finish(&mut self) -> Result<Holder, u32> {
+        let key = self.key.as_ref().ok_or(INV_STATE)?;
+        if !self.tagged {
+            if let Some(m) = self.msg.as_mut() {
+                let mut t = [0u8; 16];
+                let _ = m.tag(key, &mut t);
+                t.fill(0);
+            } else {
+                self.tag_without_iv = match core::mem::replace(&mut self.tagiv, TagIv::Zero) {
+                    TagIv::Zero => None,
+                    TagIv::Live => Some(mask_message(key, &self.iv)),
+                    TagIv::Frozen(m) => Some(m),
+                };
+            }
+            self.tagged = true;
+            self.tagiv = TagIv::Zero;
+        }
+        Ok(if self.msg.is_some() {
+            Holder::Message
+        } else if self.tag_without_iv.is_some() {
+            Holder::WithoutIv
+        } else {
+            Holder::Zero
+        })
+    }
+
+    /// The key and the finished message that holds the tag (none for the zero tag).
+    fn holder(&mut self, h: Holder) -> (Option<&Key>, Option<&mut Message>) {
+        let m = match h {
+            Holder::Message => self.msg.as_mut(),
+            Holder::WithoutIv => self.tag_without_iv.as_mut(),
+            Holder::Zero => None,
+        };
+        (self.key.as_ref(), m)
+    }
+
+    /// `gettag`: the first `min(len, 16)` bytes of the tag.
+    ///
+    /// # Safety
+    /// `out` is NULL or writable for `min(len, 16)` bytes.
+    pub unsafe fn gettag(&mut self, out: *mut u8, len: usize) -> u32 {
+        if !tag_len_ok(len) || self.over_limit {
+            return INV_LENGTH;
+        }
+        let h = match self.finish() {
+            Ok(h) => h,
+            Err(e) => return e,
+        };
+        if out.is_null() {
+            return INV_ARG; // libgcrypt would write through NULL
+        }
+        // SAFETY: non-NULL and writable for min(len, 16) bytes (caller's contract).
+        let out = unsafe { core::slice::from_raw_parts_mut(out, len.min(16)) };
+        match self.holder(h) {
+            (Some(key), Some(m)) => status(m.tag(key, out)),
+            _ => {
+                out.fill(0);
+                0
+            }
+        }
+    }
+
+    /// `checktag`: 0 if the first `len` bytes match, CHECKSUM if not or if `len` > 16.
+    ///
+    /// # Safety
+    /// `tag` is NULL or readable for `len` bytes.
+    pub unsafe fn checktag(&mut self, tag: *const u8, len: usize) -> u32 {
+        if !tag_len_ok(len) || self.over_limit {
+            return INV_LENGTH;
+        }
+        let h = match self.finish() {
+            Ok(h) => h,
+            Err(e) => return e,
+        };
+        if len > 16 {
+            return CHECKSUM;
+        }
+        if tag.is_null() {
+            return INV_ARG; // libgcrypt would read through NULL
+        }
+        // SAFETY: non-NULL and readable for `len` bytes (caller's contract).
+        let tag = unsafe { core::slice::from_raw_parts(tag, len) };
+        match self.holder(h) {
+            (Some(key), Some(m)) => status(m.verify(key, tag)),
+            // The expected tag is all zero (no secret): an OR over every byte, no early exit.
+            _ if tag.iter().fold(0, |a, b| a | b) == 0 => 0,
+            _ => CHECKSUM,
+        }
+    }
+
+    /// `gcry_cipher_reset`: ends the message, keeps the key (and its mark).
+    pub fn reset(&mut self) {
+        self.unused_without_iv = 0;
+        self.msg = None;
+        self.tag_without_iv = None;
+        self.tagiv = TagIv::Zero;
+        self.tagged = false;
+        self.data_started = false;
+        self.over_limit = false;
+    }
+
+    /// libgcrypt's `unused`: keystream bytes left in the current counter block.
+    fn unused(&self) -> u8 {
+        self.msg.as_ref().map_or(self.unused_without_iv, |m| {
+            ((16 - m.data_len() % 16) % 16) as u8
+        })
+    }
+
+    /// libgcrypt's private test command PRIV_CIPHERCTL_GET_INPUT_VECTOR (62): the count of
+    /// keystream bytes left (16 for none), then that many bytes of the IV buffer, which
+    /// GCM never writes (zeros).
+    ///
+    /// # Safety
+    /// `buf` is NULL or writable for `len` bytes.
+    pub unsafe fn input_vector(&self, buf: *mut u8, len: usize) -> u32 {
+        if len < 17 {
+            return TOO_SHORT;
+        }
+        if buf.is_null() {
+            return INV_ARG; // libgcrypt would write through NULL
+        }
+        let n = match self.unused() {
+            0 => 16,
+            n => n,
+        };
+        // SAFETY: writable for `len` ≥ 17 > n bytes (caller's contract).
+        unsafe {
+            *buf = n;
+            core::ptr::write_bytes(buf.add(1), 0, n as usize);
+        }
+        0
+    }
+
+    /// 1.11's `gcry_cipher_setup_geniv`: only METHOD_CONCAT (1), at most 16 bytes in all.
+    ///
+    /// # Safety
+    /// `fixed` and `counter` are NULL or readable for their lengths.
+    pub unsafe fn setup_geniv(
+        &mut self,
+        method: i32,
+        fixed: *const u8,
+        fixed_len: usize,
+        counter: *const u8,
+        counter_len: usize,
+    ) -> u32 {
+        if method != 1 || fixed_len.checked_add(counter_len).is_none_or(|n| n > 16) {
+            return INV_ARG;
+        }
+        if (fixed.is_null() && fixed_len > 0) || (counter.is_null() && counter_len > 0) {
+            return INV_ARG; // libgcrypt would read through NULL
+        }
+        let g = &mut self.geniv;
+        *g = Geniv {
+            on: true,
+            fixed_len,
+            counter_len,
+            ..Geniv::default()
+        };
+        if fixed_len > 0 {
+            // SAFETY: non-NULL and readable for `fixed_len` ≤ 16 bytes.
+            unsafe { core::ptr::copy_nonoverlapping(fixed, g.fixed.as_mut_ptr(), fixed_len) };
+        }
+        if counter_len > 0 {
+            // SAFETY: non-NULL and readable for `counter_len` ≤ 16 bytes.
+            unsafe { core::ptr::copy_nonoverlapping(counter, g.counter.as_mut_ptr(), counter_len) };
+        }
+        0
+    }
+
+    /// 1.11's `gcry_cipher_geniv`: IV = fixed ‖ counter, written to `iv` and set; then the
+    /// counter is incremented (big-endian), whether or not the IV was accepted.
+    ///
+    /// # Safety
+    /// `iv` is NULL or writable for `len` bytes.
+    pub unsafe fn geniv(&mut self, iv: *mut u8, len: usize) -> u32 {
+        let g = &mut self.geniv;
+        if !g.on || len != g.fixed_len + g.counter_len {
+            return INV_ARG;
+        }
+        if iv.is_null() && len > 0 {
+            return INV_ARG; // libgcrypt would write through NULL
+        }
+        let mut next = [0u8; 16];
+        next[..g.fixed_len].copy_from_slice(&g.fixed[..g.fixed_len]);
+        next[g.fixed_len..len].copy_from_slice(&g.counter[..g.counter_len]);
+        for b in g.counter[..g.counter_len].iter_mut().rev() {
+            *b = b.wrapping_add(1);
+            if *b != 0 {
+                break;
+            }
+        }
+        if len > 0 {
+            // SAFETY: non-NULL and writable for `len` ≤ 16 bytes (caller's contract).
+            unsafe { core::ptr::copy_nonoverlapping(next.as_ptr(), iv, len) };
+        }
+        // SAFETY: `iv` now holds `len` readable bytes.
+        unsafe { self.setiv(iv, len) }
+    }
+}
+
+/// Where a computed tag is kept.
+#[derive(Clone, Copy)]
+enum Holder {
+    Message,
+    WithoutIv,
+    Zero,
+}
