@@ -18,6 +18,7 @@
 #                     libgpg-error0 (fetched by scripts/deps.sh into .deps/arm64, .deps/armhf),
 #                     the C programs cross-compiled against the system headers, the
 #                     interposer cross-built with Debian's rustc; the transcript in --quick.
+# The interposer is built by scripts/build-gcrypt-preload.sh (as meson does).
 #
 # Each mode prints "N passed, M failed" (the format scripts/test.sh counts).
 # usage: scripts/test-gcrypt.sh native | aarch64 CPU | armv7 CPU
@@ -37,8 +38,8 @@ case $mode in
 native)
   triple="" cc=gcc rel=$top/target/release run=() quick=""
   libs=$(pkg-config --libs libgcrypt) inc=$(pkg-config --cflags libgcrypt)
-  cargo build --release -q -p stitchgcm-gcrypt && cargo build --release -q --example backends ||
-    { bad "cargo build"; finish; exit; } ;;
+  tdir=$top/target
+  cargo build --release -q --example backends || { bad "cargo build"; finish; exit; } ;;
 aarch64 | armv7)
   cpu=${2:?cpu}
   if [ $mode = aarch64 ]; then triple=aarch64-unknown-linux-gnu cc=aarch64-linux-gnu-gcc arch=arm64 multi=aarch64-linux-gnu q=qemu-aarch64
@@ -55,14 +56,15 @@ aarch64 | armv7)
     ln -sf "$h" "$hdr/"
   done
   inc="-I$hdr" libs="$deps/usr/lib/$multi/libgcrypt.so.20 -Wl,-rpath-link,$deps/lib/$multi"
-  RUSTC=/usr/bin/rustc CARGO_TARGET_DIR=target/debian cargo build --release -q --target $triple \
-    -p stitchgcm-gcrypt && RUSTC=/usr/bin/rustc CARGO_TARGET_DIR=target/debian cargo build \
-    --release -q --target $triple --example backends || { bad "cross cargo build"; finish; exit; } ;;
+  tdir=$top/target/debian
+  RUSTC=/usr/bin/rustc CARGO_TARGET_DIR=$tdir cargo build --release -q --target $triple \
+    --example backends || { bad "cross cargo build"; finish; exit; } ;;
 *) echo "unknown mode $mode" >&2; exit 2 ;;
 esac
 
 so=$rel/libstitchgcm-gcrypt.so
-scripts/link-gcrypt-preload.sh "$cc" "$rel/libstitchgcm_gcrypt.a" "$so" || { bad "link $so"; finish; exit; }
+scripts/build-gcrypt-preload.sh "$tdir" "$so" "$triple" >"$work/build.log" 2>&1 ||
+  { bad "build $so"; tail -20 "$work/build.log"; finish; exit; }
 # shellcheck disable=SC2086
 $cc -O2 -Wall $inc -o "$work/test_gcrypt" "${src[@]}" $libs &&
 $cc -O2 -Wall $inc -o "$work/test_gcrypt_preload" c-tests/test_gcrypt_preload.c $libs -ldl ||
