@@ -56,7 +56,10 @@ pub struct Message {
 }
 
 impl Message {
-    /// Starts a message under `key` with `iv` (at least one byte).
+    /// Starts a message under `key` with `iv` (at least one byte). Inlinable across crates
+    /// so that callers keeping a message in place (a handle) construct it there, not on the
+    /// stack and then copied.
+    #[inline]
     pub fn new(key: &Key, iv: &[u8]) -> Result<Message, Error> {
         let mut m = Message::idle();
         m.restart(key, iv)?;
