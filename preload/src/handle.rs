@@ -47,6 +47,34 @@ enum TagIv {
     Frozen(Message),
 }
 
+/// A copy of an IV: in place up to 16 bytes (every IV in practice), on the heap beyond.
+#[derive(Default)]
+struct IvCopy {
+    short: [u8; 16],
+    len: usize,
+    long: Vec<u8>,
+}
+
+impl IvCopy {
+    fn set(&mut self, iv: &[u8]) {
+        self.len = iv.len();
+        if iv.len() <= 16 {
+            self.short[..iv.len()].copy_from_slice(iv);
+        } else {
+            self.long.clear();
+            self.long.extend_from_slice(iv);
+        }
+    }
+
+    fn get(&self) -> &[u8] {
+        if self.len <= 16 {
+            &self.short[..self.len]
+        } else {
+            &self.long
+        }
+    }
+}
+
 /// 1.11's `gcry_cipher_setup_geniv` state (METHOD_CONCAT: IV = fixed ‖ counter).
 #[derive(Default)]
 struct Geniv {
@@ -72,7 +100,7 @@ pub struct GcmHandle {
     key: Option<Key>,
     msg: Option<Message>,
     /// The IV of the last message started (explicitly or implicitly).
-    iv: Vec<u8>,
+    iv: IvCopy,
     tagiv: TagIv,
     /// The tag of a handle tagged without an IV (`None`: the zero tag).
     tag_without_iv: Option<Message>,
@@ -119,7 +147,7 @@ impl GcmHandle {
             real,
             key: None,
             msg: None,
-            iv: Vec::new(),
+            iv: IvCopy::default(),
             tagiv: TagIv::Zero,
             tag_without_iv: None,
             unused_without_iv: 0,
@@ -150,7 +178,7 @@ impl GcmHandle {
                 m.fix_tag_mask(old);
             }
             if matches!(self.tagiv, TagIv::Live) {
-                self.tagiv = TagIv::Frozen(mask_message(old, &self.iv));
+                self.tagiv = TagIv::Frozen(mask_message(old, self.iv.get()));
             }
         }
         let r = match self.key.as_mut() {
@@ -169,8 +197,7 @@ impl GcmHandle {
         let Some(key) = self.key.as_ref() else { return };
         // Callers have checked the IV length (1 ..= 2^61 - 1 bytes).
         self.msg = Message::new(key, iv).ok();
-        self.iv.clear();
-        self.iv.extend_from_slice(iv);
+        self.iv.set(iv);
         self.tagiv = TagIv::Live;
     }
 
@@ -372,7 +399,7 @@ impl GcmHandle {
             } else {
                 self.tag_without_iv = match core::mem::replace(&mut self.tagiv, TagIv::Zero) {
                     TagIv::Zero => None,
-                    TagIv::Live => Some(mask_message(key, &self.iv)),
+                    TagIv::Live => Some(mask_message(key, self.iv.get())),
                     TagIv::Frozen(m) => Some(m),
                 };
             }
@@ -406,6 +433,14 @@ impl GcmHandle {
         if !tag_len_ok(len) || self.over_limit {
             return INV_LENGTH;
         }
+        if let (Some(key), Some(m), false) = (self.key.as_ref(), self.msg.as_mut(), out.is_null()) {
+            // The usual case, in one step: the message computes (or repeats) its tag.
+            // SAFETY: non-NULL and writable for min(len, 16) bytes (caller's contract).
+            let out = unsafe { core::slice::from_raw_parts_mut(out, len.min(16)) };
+            self.tagged = true;
+            self.tagiv = TagIv::Zero;
+            return status(m.tag(key, out));
+        }
         let h = match self.finish() {
             Ok(h) => h,
             Err(e) => return e,
@@ -431,6 +466,19 @@ impl GcmHandle {
     pub unsafe fn checktag(&mut self, tag: *const u8, len: usize) -> u32 {
         if !tag_len_ok(len) || self.over_limit {
             return INV_LENGTH;
+        }
+        if let (Some(key), Some(m), false, true) = (
+            self.key.as_ref(),
+            self.msg.as_mut(),
+            tag.is_null(),
+            len <= 16,
+        ) {
+            // The usual case, in one step (the message computes its tag if need be).
+            // SAFETY: non-NULL and readable for `len` bytes (caller's contract).
+            let tag = unsafe { core::slice::from_raw_parts(tag, len) };
+            self.tagged = true;
+            self.tagiv = TagIv::Zero;
+            return status(m.verify(key, tag));
         }
         let h = match self.finish() {
             Ok(h) => h,
