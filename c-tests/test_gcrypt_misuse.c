@@ -402,18 +402,20 @@ void other_handles(void) {
   uint8_t out[N][48], tag[16];
   for (int i = 0; i < N; i++) {
     printf("%s\n", spec[i].name);
-    rc("open", gcry_cipher_open(&h[i], spec[i].algo, spec[i].mode, spec[i].flags));
+    if (rc("open", gcry_cipher_open(&h[i], spec[i].algo, spec[i].mode, spec[i].flags))) continue;
     rc("setkey", gcry_cipher_setkey(h[i], K1, spec[i].keylen));
     rc("setiv", gcry_cipher_setiv(h[i], IV, spec[i].ivlen));
     if (spec[i].aead) rc("authenticate", gcry_cipher_authenticate(h[i], D, 11));
   }
-  for (size_t off = 0; off < 48;) /* round robin, chunk by chunk */
+  memset(out, 0, sizeof out);
+  for (size_t off = 0; off < 48; off++) /* round robin, chunk by chunk */
     for (int i = 0; i < N; i++) {
       size_t step = spec[i].chunk < 48 - off ? spec[i].chunk : 48 - off;
-      if (off % spec[i].chunk == 0) rc(spec[i].name, gcry_cipher_encrypt(h[i], out[i] + off, step, D + off, step));
-      if (i == N - 1) off++;
+      if (h[i] && off % spec[i].chunk == 0)
+        rc(spec[i].name, gcry_cipher_encrypt(h[i], out[i] + off, step, D + off, step));
     }
   for (int i = 0; i < N; i++) {
+    if (!h[i]) continue; /* (not every algorithm opens in FIPS mode) */
     printf("%s\n", spec[i].name);
     hex(" out", out[i], 48);
     if (spec[i].aead) {

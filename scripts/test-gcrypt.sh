@@ -10,7 +10,9 @@
 #                     program bound to the interposer and libgcrypt's gcry_cipher_* reached
 #                     only from the interposer (the forwarded calls); with STITCHGCM_IMPL=bogus
 #                     the transcript must change (AES-GCM opens are refused: proof that our
-#                     code serves them); the library exports exactly the gcry_cipher_* set,
+#                     code serves them); in FIPS mode (LIBGCRYPT_FORCE_FIPS_MODE=1) the preloaded
+#                     transcript must be libgcrypt's FIPS one (nothing served); the library
+#                     exports exactly the gcry_cipher_* set,
 #                     @@GCRYPT_1.6, under its own soname; c-tests/test_gcrypt_preload.c checks
 #                     what only the interposer does (bad input, the deliberate differences
 #                     next to the real library's answers, geniv, secure memory).
@@ -127,6 +129,15 @@ envrun STITCHGCM_IMPL=bogus LD_PRELOAD="$so" -- "$work/test_gcrypt" $quick >"$wo
 if cmp -s "$work/ref.out" "$work/bogus.out"; then bad "negative control: a bogus backend did not change the transcript"
 elif grep -q '^stitchgcm: gcry_cipher_open: STITCHGCM_IMPL' "$work/bogus.out"; then ok
 else bad "negative control: no refusal message"; fi
+
+# FIPS mode (forced through libgcrypt's LIBGCRYPT_FORCE_FIPS_MODE): the interposer serves
+# nothing, so the transcript is libgcrypt's FIPS one (whose own checks fail: GCM encryption
+# after a direct setiv is refused there, several algorithms do not open).
+envrun LIBGCRYPT_FORCE_FIPS_MODE=1 -- "$work/test_gcrypt" $quick >"$work/fips-ref.out" 2>&1
+envrun LIBGCRYPT_FORCE_FIPS_MODE=1 LD_PRELOAD="$so" -- "$work/test_gcrypt" $quick >"$work/fips-pre.out" 2>&1
+if ! grep -q '^[0-9]* passed, [0-9]* failed$' "$work/fips-ref.out"; then bad "FIPS mode: the plain run did not finish"
+elif cmp -s "$work/fips-ref.out" "$work/fips-pre.out"; then ok; echo "FIPS mode: transcript identical to libgcrypt's (nothing served)"
+else bad "FIPS mode: the preloaded transcript differs"; diff "$work/fips-ref.out" "$work/fips-pre.out" | head -6; fi
 
 envrun LD_PRELOAD="$so" -- "$work/test_gcrypt_preload" >"$work/preload.out" 2>&1
 if grep -q '^[0-9]* passed, 0 failed$' "$work/preload.out"; then ok; echo "test_gcrypt_preload: $(tail -1 "$work/preload.out")"
