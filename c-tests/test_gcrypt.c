@@ -29,18 +29,6 @@
 
 int failures, checks;
 
-/* A deterministic byte stream (xorshift64*), so the transcript is reproducible. */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-uint64_t rnd(void) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return rng_state * 0x2545f4914f6cdd1dull;
-}
-void fill(uint8_t *p, size_t n) {
-  for (size_t i = 0; i < n; i++) p[i] = (uint8_t)(rnd() >> 56);
-}
-
 void hex(const char *label, const uint8_t *p, size_t n) {
   printf("%s ", label);
   size_t show = n < 40 ? n : 40;
@@ -51,10 +39,6 @@ void hex(const char *label, const uint8_t *p, size_t n) {
     printf("..(%zu bytes, fnv %016llx)", n, (unsigned long long)h);
   }
   printf("\n");
-}
-
-void unhex(const char *s, uint8_t *out, size_t n) {
-  for (size_t i = 0; i < n; i++) sscanf(s + 2 * i, "%2hhx", &out[i]);
 }
 
 gcry_error_t rc(const char *what, gcry_error_t e) {

@@ -631,7 +631,11 @@ fn c_reset_keeps_the_key() {
         }
         assert_eq!(h.reset(), SGCM_ERR_NO_ERROR, "stage {stage}");
         buf = [0u8; 16];
-        assert_eq!(h.encrypt_in_place(&mut buf), SGCM_ERR_INV_STATE, "no IV after reset");
+        assert_eq!(
+            h.encrypt_in_place(&mut buf),
+            SGCM_ERR_INV_STATE,
+            "no IV after reset"
+        );
         assert_eq!(h.decrypt_in_place(&mut buf), SGCM_ERR_INV_STATE);
         assert_eq!(h.authenticate(b"x"), SGCM_ERR_INV_STATE);
         assert_eq!(h.gettag(&mut tag), SGCM_ERR_INV_STATE);

@@ -239,61 +239,31 @@ pub unsafe extern "C" fn gcry_cipher_info(
     )
 }
 
-/// # Safety
-/// As libgcrypt's `gcry_cipher_setkey`.
-#[no_mangle]
-pub unsafe extern "C" fn gcry_cipher_setkey(h: Hd, key: *const c_void, keylen: usize) -> c_uint {
-    // SAFETY: caller's contract for `key`.
-    dispatch!(
-        h,
-        SRC_USER_1,
-        |g| gpg(SRC_USER_1, unsafe { g.setkey(key.cast(), keylen) }),
-        |r| unsafe { (r.setkey)(h, key, keylen) }
-    )
+/// Exports libgcrypt's functions of the shape `(handle, buffer, length)`: our handle's
+/// method of the same name with error source `$source`, libgcrypt's for its handles.
+macro_rules! export_buffer_call {
+    ($name:ident($buf:ty) => $method:ident, $source:expr) => {
+        /// # Safety
+        /// As libgcrypt's function of the same name.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(h: Hd, buf: $buf, len: usize) -> c_uint {
+            // SAFETY: caller's contract for `buf`.
+            dispatch!(
+                h,
+                $source,
+                |g| gpg($source, unsafe { g.$method(buf.cast(), len) }),
+                |r| unsafe { (r.$method)(h, buf, len) }
+            )
+        }
+    };
 }
 
-/// # Safety
-/// As libgcrypt's `gcry_cipher_setiv`.
-#[no_mangle]
-pub unsafe extern "C" fn gcry_cipher_setiv(h: Hd, iv: *const c_void, ivlen: usize) -> c_uint {
-    // SAFETY: caller's contract for `iv`.
-    dispatch!(
-        h,
-        SRC_USER_1,
-        |g| gpg(SRC_USER_1, unsafe { g.setiv(iv.cast(), ivlen) }),
-        |r| unsafe { (r.setiv)(h, iv, ivlen) }
-    )
-}
-
-/// # Safety
-/// As libgcrypt's `gcry_cipher_setctr`.
-#[no_mangle]
-pub unsafe extern "C" fn gcry_cipher_setctr(h: Hd, ctr: *const c_void, ctrlen: usize) -> c_uint {
-    // SAFETY: caller's contract for `ctr`.
-    dispatch!(
-        h,
-        SRC_USER_1,
-        |g| gpg(SRC_USER_1, unsafe { g.setctr(ctr.cast(), ctrlen) }),
-        |r| unsafe { (r.setctr)(h, ctr, ctrlen) }
-    )
-}
-
-/// # Safety
-/// As libgcrypt's `gcry_cipher_authenticate`.
-#[no_mangle]
-pub unsafe extern "C" fn gcry_cipher_authenticate(
-    h: Hd,
-    abuf: *const c_void,
-    abuflen: usize,
-) -> c_uint {
-    // SAFETY: caller's contract for `abuf`.
-    dispatch!(
-        h,
-        SRC_GCRYPT,
-        |g| gpg(SRC_GCRYPT, unsafe { g.authenticate(abuf.cast(), abuflen) }),
-        |r| unsafe { (r.authenticate)(h, abuf, abuflen) }
-    )
-}
+export_buffer_call!(gcry_cipher_setkey(*const c_void) => setkey, SRC_USER_1);
+export_buffer_call!(gcry_cipher_setiv(*const c_void) => setiv, SRC_USER_1);
+export_buffer_call!(gcry_cipher_setctr(*const c_void) => setctr, SRC_USER_1);
+export_buffer_call!(gcry_cipher_authenticate(*const c_void) => authenticate, SRC_GCRYPT);
+export_buffer_call!(gcry_cipher_gettag(*mut c_void) => gettag, SRC_GCRYPT);
+export_buffer_call!(gcry_cipher_checktag(*const c_void) => checktag, SRC_GCRYPT);
 
 /// # Safety
 /// As `gcry_cipher_encrypt`/`decrypt` (chosen by `dir`).
@@ -361,36 +331,6 @@ pub unsafe extern "C" fn gcry_cipher_decrypt(
 ) -> c_uint {
     // SAFETY: forwarded contract.
     unsafe { crypt(Dir::Decrypt, h, out, outsize, inp, inlen) }
-}
-
-/// # Safety
-/// As libgcrypt's `gcry_cipher_gettag`.
-#[no_mangle]
-pub unsafe extern "C" fn gcry_cipher_gettag(h: Hd, outtag: *mut c_void, taglen: usize) -> c_uint {
-    // SAFETY: caller's contract for `outtag`.
-    dispatch!(
-        h,
-        SRC_GCRYPT,
-        |g| gpg(SRC_GCRYPT, unsafe { g.gettag(outtag.cast(), taglen) }),
-        |r| unsafe { (r.gettag)(h, outtag, taglen) }
-    )
-}
-
-/// # Safety
-/// As libgcrypt's `gcry_cipher_checktag`.
-#[no_mangle]
-pub unsafe extern "C" fn gcry_cipher_checktag(
-    h: Hd,
-    intag: *const c_void,
-    taglen: usize,
-) -> c_uint {
-    // SAFETY: caller's contract for `intag`.
-    dispatch!(
-        h,
-        SRC_GCRYPT,
-        |g| gpg(SRC_GCRYPT, unsafe { g.checktag(intag.cast(), taglen) }),
-        |r| unsafe { (r.checktag)(h, intag, taglen) }
-    )
 }
 
 /// # Safety
