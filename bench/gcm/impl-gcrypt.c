@@ -31,19 +31,25 @@ struct gc_api {
 };
 static struct gc_api real_api, interposer_api;
 
-/* Fills `api` from the library `lib` (versioned lookup when `version` is set). */
+/* Fills `api` from the library `lib` (versioned lookup when `version` is set); 0 if a
+ * function is missing. (Assigning through `*(void **)&` is dlsym's documented idiom.) */
 static int gc_resolve(struct gc_api *api, void *lib, const char *version) {
-  static const char *const names[] = {
-      "gcry_cipher_open",   "gcry_cipher_close",        "gcry_cipher_ctl",
-      "gcry_cipher_setkey", "gcry_cipher_setiv",        "gcry_cipher_authenticate",
-      "gcry_cipher_encrypt", "gcry_cipher_decrypt",     "gcry_cipher_gettag",
-      "gcry_cipher_checktag"};
-  void **slot = (void **)api;
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    slot[i] = version ? dlvsym(lib, names[i], version) : dlsym(lib, names[i]);
-    if (!slot[i]) return 0;
-  }
-  return 1;
+  int ok = 1;
+#define GC_FIND(field)                                                                   \
+  ok &= (*(void **)&api->field = version ? dlvsym(lib, "gcry_cipher_" #field, version)  \
+                                         : dlsym(lib, "gcry_cipher_" #field)) != NULL
+  GC_FIND(open);
+  GC_FIND(close);
+  GC_FIND(ctl);
+  GC_FIND(setkey);
+  GC_FIND(setiv);
+  GC_FIND(authenticate);
+  GC_FIND(encrypt);
+  GC_FIND(decrypt);
+  GC_FIND(gettag);
+  GC_FIND(checktag);
+#undef GC_FIND
+  return ok;
 }
 
 struct gc_ctx {
