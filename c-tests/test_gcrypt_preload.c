@@ -12,6 +12,7 @@
  *   (libgcrypt crashes); setctr inside a partial block is NOT_SUPPORTED (libgcrypt moves
  *   the keystream off the GHASH blocks); a message abandoned inside a block leaves nothing
  *   behind (libgcrypt feeds the stale bytes into the next message's GHASH);
+ * - in and out overlapping other than in place: as if the input had been copied first;
  * - libgcrypt 1.11's gcry_cipher_setup_geniv/gcry_cipher_geniv on our handles (looked up
  *   at run time: the 1.10 headers and library do not have them);
  * - GCRY_CIPHER_SECURE handles live in locked memory (VmLck grows) that is wiped on close.
@@ -229,6 +230,28 @@ static void geniv(void) {
   gcry_cipher_close(h);
 }
 
+/* In and out overlapping other than in place: as if the input had been copied first. */
+static void overlap(void) {
+  uint8_t key[16] = {8}, iv[12] = {9}, buf[64], want[64], t1[16], t2[16];
+  for (int i = 0; i < 64; i++) buf[i] = (uint8_t)i;
+  memcpy(want, buf + 8, 40); /* the input below */
+  gcry_cipher_hd_t h;
+  EXPECT(gcry_cipher_open(&h, GCRY_CIPHER_AES, GCRY_CIPHER_MODE_GCM, 0), 0);
+  gcry_cipher_setkey(h, key, 16);
+  gcry_cipher_setiv(h, iv, 12);
+  EXPECT(gcry_cipher_encrypt(h, want, 40, NULL, 0), 0); /* in place on a copy */
+  gcry_cipher_gettag(h, t1, 16);
+  for (int shift = -3; shift <= 3; shift += 6) {
+    for (int i = 0; i < 64; i++) buf[i] = (uint8_t)i;
+    uint8_t *in = buf + 8, *out = buf + 8 + shift;
+    gcry_cipher_setiv(h, iv, 12);
+    EXPECT(gcry_cipher_encrypt(h, out, 40, in, 40), 0);
+    gcry_cipher_gettag(h, t2, 16);
+    CHECK(!memcmp(out, want, 40) && !memcmp(t1, t2, 16), "overlap by %d", shift);
+  }
+  gcry_cipher_close(h);
+}
+
 static long vm_locked_kb(void) {
   FILE *f = fopen("/proc/self/status", "r");
   char line[128];
@@ -268,6 +291,7 @@ int main(void) {
   handles();
   bad_input();
   differences();
+  overlap();
   geniv();
   printf("%d passed, %d failed\n", checks - failures, failures);
   return failures != 0;

@@ -185,7 +185,13 @@ impl GcmHandle {
             Some(k) => k.set(raw),
             // Expanded in place from a placeholder, so no copy of the real key's
             // schedule is left on the stack (secure handles keep it in locked pages).
-            None => Key::new(&[0u8; 16]).and_then(|k| self.key.insert(k).set(raw)),
+            None => Key::new(&[0u8; 16]).and_then(|k| {
+                let r = self.key.insert(k).set(raw);
+                if r.is_err() {
+                    self.key = None; // never the placeholder as a key
+                }
+                r
+            }),
         };
         if r.is_ok() {
             self.key_mark = true;
@@ -370,19 +376,30 @@ impl GcmHandle {
                 Dir::Decrypt => msg.decrypt(key, buf),
             }
         } else {
-            // SAFETY: `src` readable and `out` writable for `len` bytes.
-            let dst = unsafe { core::slice::from_raw_parts_mut(out, len) };
-            let input = unsafe { core::slice::from_raw_parts(src, len) };
-            let disjoint = s.saturating_add(len) <= d || d.saturating_add(len) <= s;
             // Overlap other than in place is not allowed by libgcrypt either; the answer
-            // here is as if the input had been copied first.
-            let mut copy = if disjoint { Vec::new() } else { input.to_vec() };
-            let input = if disjoint { input } else { &copy[..] };
+            // here is as if the input had been copied first (the copy is made before any
+            // output is written, and wiped).
+            let disjoint = s.saturating_add(len) <= d || d.saturating_add(len) <= s;
+            let mut copy = if disjoint {
+                Vec::new()
+            } else {
+                // SAFETY: `src` readable for `len` bytes; nothing writes `out` meanwhile.
+                unsafe { core::slice::from_raw_parts(src, len) }.to_vec()
+            };
+            let input: &[u8] = if disjoint {
+                // SAFETY: readable for `len` bytes and disjoint from `out`.
+                unsafe { core::slice::from_raw_parts(src, len) }
+            } else {
+                &copy
+            };
+            // SAFETY: writable for `len` ≤ outsize bytes, not overlapping `input`.
+            let dst = unsafe { core::slice::from_raw_parts_mut(out, len) };
             let r = match dir {
                 Dir::Encrypt => msg.encrypt_to(key, input, dst),
                 Dir::Decrypt => msg.decrypt_to(key, input, dst),
             };
-            copy.fill(0);
+            // SAFETY: `copy` owns `copy.len()` writable bytes.
+            unsafe { libc::explicit_bzero(copy.as_mut_ptr().cast(), copy.len()) };
             r
         };
         status(r)
