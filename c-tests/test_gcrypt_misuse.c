@@ -243,6 +243,27 @@ static void rekeys(void) {
     rc("setkey K2", gcry_cipher_setkey(h, K2, 24));
     rc("setiv 0", gcry_cipher_setiv(h, IV, 0));
     show_tag(h); /* tagiv under K1 */
+    /* Whole blocks of AAD and of data before each key change, a block left open. */
+    rc("setkey K1", gcry_cipher_setkey(h, K1, 16));
+    rc("setiv", gcry_cipher_setiv(h, IV, ivl[i]));
+    rc("authenticate 36", gcry_cipher_authenticate(h, D, 36));
+    rc("setkey K2", gcry_cipher_setkey(h, K2, 32));
+    rc("authenticate 5", gcry_cipher_authenticate(h, D + 36, 5));
+    show_encrypt(h, 40);
+    rc("setkey K1", gcry_cipher_setkey(h, K1, 16));
+    show_encrypt(h, 30);
+    show_tag(h);
+    /* A short first data call (one pass in stitchgcm), then a key change and more data. */
+    rc("setiv", gcry_cipher_setiv(h, IV, ivl[i]));
+    rc("authenticate 13", gcry_cipher_authenticate(h, D, 13));
+    show_encrypt(h, 16);
+    rc("setkey K2", gcry_cipher_setkey(h, K2, 24));
+    show_encrypt(h, 20);
+    show_tag(h);
+    rc("setiv", gcry_cipher_setiv(h, IV, ivl[i]));
+    show_encrypt(h, 7);
+    rc("setkey K1", gcry_cipher_setkey(h, K1, 16));
+    show_tag(h);
     gcry_cipher_close(h);
   }
 }

@@ -10,9 +10,10 @@
 //! - `tagiv`, E(K, J0): libgcrypt computes it when the IV is set, wipes it when the tag is
 //!   computed, and does not touch it when a setiv is rejected, so a gettag without an IV
 //!   returns it — zero after open, reset or a finished message, otherwise the mask of the
-//!   last message. A re-key keeps both the open message's mask and `tagiv` under the old
-//!   key (`Message::fix_tag_mask`). E(K, J0) of an IV is the tag of an empty message
-//!   under that IV, so the mode computes it.
+//!   last message. A re-key keeps the open message's past (mask, open keystream block,
+//!   GHASH of whole blocks) and `tagiv` under the old key (`Message::before_rekey`).
+//!   E(K, J0) of an IV is the tag of an empty message under that IV, so the mode
+//!   computes it.
 //!
 //! Error values here are bare gpg-error codes; the exports add libgcrypt's error source.
 
@@ -37,7 +38,9 @@ use code::*;
 /// First word of our handles. libgcrypt's are 0x24091964 and 0x46919042.
 pub const MAGIC: u32 = 0x5347_4347; // "SGCG"
 
-/// libgcrypt's `tagiv` as far as it outlives a message.
+/// libgcrypt's `tagiv` as far as it outlives a message. Inline, not boxed: a secure
+/// handle keeps it in its locked pages.
+#[allow(clippy::large_enum_variant)]
 enum TagIv {
     /// Zero: after open, reset, or once the tag has been computed.
     Zero,
@@ -98,7 +101,9 @@ pub struct GcmHandle {
     /// commands, encrypt without key and its log line) exactly as libgcrypt does.
     pub real: *mut core::ffi::c_void,
     key: Option<Key>,
-    msg: Option<Message>,
+    /// The message, idle while there is none (`has_iv`: libgcrypt's `marks.iv`).
+    msg: Message,
+    has_iv: bool,
     /// The IV of the last message started (explicitly or implicitly).
     iv: IvCopy,
     tagiv: TagIv,
@@ -108,6 +113,12 @@ pub struct GcmHandle {
     /// message: a rejected setiv leaves it as the last message left it.
     unused_without_iv: u8,
     geniv: Geniv,
+}
+
+/// The message if there is one (libgcrypt's `marks.iv`); a free function so that it
+/// borrows only those fields.
+fn live(msg: &mut Message, has_iv: bool) -> Option<&mut Message> {
+    has_iv.then_some(msg)
 }
 
 /// The empty message under `iv`, finished: its tag is E(K, J0).
@@ -146,7 +157,8 @@ impl GcmHandle {
             over_limit: false,
             real,
             key: None,
-            msg: None,
+            msg: Message::idle(),
+            has_iv: false,
             iv: IvCopy::default(),
             tagiv: TagIv::Zero,
             tag_without_iv: None,
@@ -174,8 +186,8 @@ impl GcmHandle {
         // SAFETY: non-NULL and readable for `len` bytes (caller's contract).
         let raw = unsafe { core::slice::from_raw_parts(raw, len) };
         if let Some(old) = &self.key {
-            if let Some(m) = self.msg.as_mut() {
-                m.fix_tag_mask(old);
+            if let Some(m) = live(&mut self.msg, self.has_iv) {
+                m.before_rekey(old);
             }
             if matches!(self.tagiv, TagIv::Live) {
                 self.tagiv = TagIv::Frozen(mask_message(old, self.iv.get()));
@@ -202,7 +214,7 @@ impl GcmHandle {
     fn start(&mut self, iv: &[u8]) {
         let Some(key) = self.key.as_ref() else { return };
         // Callers have checked the IV length (1 ..= 2^61 - 1 bytes).
-        self.msg = Message::new(key, iv).ok();
+        self.has_iv = self.msg.restart(key, iv).is_ok();
         self.iv.set(iv);
         self.tagiv = TagIv::Live;
     }
@@ -218,7 +230,8 @@ impl GcmHandle {
     /// `iv` is NULL or readable for `len` bytes.
     pub unsafe fn setiv(&mut self, iv: *const u8, len: usize) -> u32 {
         self.unused_without_iv = self.unused();
-        self.msg = None;
+        self.msg.end();
+        self.has_iv = false;
         self.tag_without_iv = None;
         self.tagged = false;
         self.data_started = false;
@@ -261,7 +274,7 @@ impl GcmHandle {
         // Without a message the counter is never used: the next IV, explicit or
         // implicit, replaces it.
         self.unused_without_iv = 0;
-        match self.msg.as_mut().map(|m| m.set_counter(&block)) {
+        match live(&mut self.msg, self.has_iv).map(|m| m.set_counter(&block)) {
             Some(Err(_)) => NOT_SUPPORTED,
             _ => 0,
         }
@@ -278,10 +291,10 @@ impl GcmHandle {
         if self.tagged || self.data_started || self.key.is_none() {
             return INV_STATE;
         }
-        if self.msg.is_none() {
+        if !self.has_iv {
             self.start_implicit();
         }
-        let (Some(key), Some(msg)) = (self.key.as_ref(), self.msg.as_mut()) else {
+        let (Some(key), Some(msg)) = (self.key.as_ref(), live(&mut self.msg, self.has_iv)) else {
             return INV_STATE;
         };
         // Checked here, before a slice of `len` bytes is formed: libgcrypt answers a
@@ -350,11 +363,11 @@ impl GcmHandle {
         if self.tagged || self.key.is_none() {
             return INV_STATE;
         }
-        if self.msg.is_none() {
+        if !self.has_iv {
             self.start_implicit();
         }
         self.data_started = true;
-        let (Some(key), Some(msg)) = (self.key.as_ref(), self.msg.as_mut()) else {
+        let (Some(key), Some(msg)) = (self.key.as_ref(), live(&mut self.msg, self.has_iv)) else {
             return INV_STATE;
         };
         if len as u64 > MAX_DATA - msg.data_len() {
@@ -409,7 +422,7 @@ impl GcmHandle {
     fn finish(&mut self) -> Result<Holder, u32> {
         let key = self.key.as_ref().ok_or(INV_STATE)?;
         if !self.tagged {
-            if let Some(m) = self.msg.as_mut() {
+            if let Some(m) = live(&mut self.msg, self.has_iv) {
                 let mut t = [0u8; 16];
                 let _ = m.tag(key, &mut t);
                 t.fill(0);
@@ -423,7 +436,7 @@ impl GcmHandle {
             self.tagged = true;
             self.tagiv = TagIv::Zero;
         }
-        Ok(if self.msg.is_some() {
+        Ok(if self.has_iv {
             Holder::Message
         } else if self.tag_without_iv.is_some() {
             Holder::WithoutIv
@@ -435,7 +448,7 @@ impl GcmHandle {
     /// The key and the finished message that holds the tag (none for the zero tag).
     fn holder(&mut self, h: Holder) -> (Option<&Key>, Option<&mut Message>) {
         let m = match h {
-            Holder::Message => self.msg.as_mut(),
+            Holder::Message => live(&mut self.msg, self.has_iv),
             Holder::WithoutIv => self.tag_without_iv.as_mut(),
             Holder::Zero => None,
         };
@@ -450,7 +463,11 @@ impl GcmHandle {
         if !tag_len_ok(len) || self.over_limit {
             return INV_LENGTH;
         }
-        if let (Some(key), Some(m), false) = (self.key.as_ref(), self.msg.as_mut(), out.is_null()) {
+        if let (Some(key), Some(m), false) = (
+            self.key.as_ref(),
+            live(&mut self.msg, self.has_iv),
+            out.is_null(),
+        ) {
             // The usual case, in one step: the message computes (or repeats) its tag.
             // SAFETY: non-NULL and writable for min(len, 16) bytes (caller's contract).
             let out = unsafe { core::slice::from_raw_parts_mut(out, len.min(16)) };
@@ -486,7 +503,7 @@ impl GcmHandle {
         }
         if let (Some(key), Some(m), false, true) = (
             self.key.as_ref(),
-            self.msg.as_mut(),
+            live(&mut self.msg, self.has_iv),
             tag.is_null(),
             len <= 16,
         ) {
@@ -520,7 +537,8 @@ impl GcmHandle {
     /// `gcry_cipher_reset`: ends the message, keeps the key (and its mark).
     pub fn reset(&mut self) {
         self.unused_without_iv = 0;
-        self.msg = None;
+        self.msg.end();
+        self.has_iv = false;
         self.tag_without_iv = None;
         self.tagiv = TagIv::Zero;
         self.tagged = false;
@@ -530,9 +548,11 @@ impl GcmHandle {
 
     /// libgcrypt's `unused`: keystream bytes left in the current counter block.
     fn unused(&self) -> u8 {
-        self.msg.as_ref().map_or(self.unused_without_iv, |m| {
-            ((16 - m.data_len() % 16) % 16) as u8
-        })
+        if self.has_iv {
+            ((16 - self.msg.data_len() % 16) % 16) as u8
+        } else {
+            self.unused_without_iv
+        }
     }
 
     /// libgcrypt's private test command PRIV_CIPHERCTL_GET_INPUT_VECTOR (62): the count of

@@ -56,10 +56,7 @@ pub struct Message {
 }
 
 impl Message {
-    /// Starts a message under `key` with `iv` (at least one byte). Inlinable across crates
-    /// so that callers keeping a message in place (a handle) construct it there, not on the
-    /// stack and then copied.
-    #[inline]
+    /// Starts a message under `key` with `iv` (at least one byte).
     pub fn new(key: &Key, iv: &[u8]) -> Result<Message, Error> {
         let mut m = Message::idle();
         m.restart(key, iv)?;
@@ -68,7 +65,7 @@ impl Message {
 
     /// No message yet (a handle before its first IV): every call but
     /// [`Message::restart`] is refused with [`Error::InvalidState`].
-    pub(crate) const fn idle() -> Message {
+    pub const fn idle() -> Message {
         Message {
             core: Core::zeroed(),
             held: [0; HOLD],
@@ -85,7 +82,7 @@ impl Message {
 
     /// Ends whatever message was in progress and starts a new one in place with `iv` (at
     /// least one byte). On error the message is left idle.
-    pub(crate) fn restart(&mut self, key: &Key, iv: &[u8]) -> Result<(), Error> {
+    pub fn restart(&mut self, key: &Key, iv: &[u8]) -> Result<(), Error> {
         self.end();
         if iv.is_empty() || iv.len() as u64 > MAX_AAD {
             return Err(Error::InvalidLength);
@@ -100,7 +97,7 @@ impl Message {
     }
 
     /// Ends the message in progress (its secrets wiped) and leaves this one idle.
-    pub(crate) fn end(&mut self) {
+    pub fn end(&mut self) {
         match self.phase {
             Phase::Idle => return,
             // The tag computation already wiped the buffer, keystream and mask.
@@ -113,15 +110,31 @@ impl Message {
         self.phase = Phase::Idle;
     }
 
-    /// Computes the tag mask E(K, J0) now under `key`, unless the message already has it.
-    /// libgcrypt derives the mask when the IV is set, so a handle re-keyed in the middle
-    /// of a message still masks that message's tag under the old key; its front-end calls
-    /// this before re-keying. (Otherwise the mask is computed with the first data.)
-    pub fn fix_tag_mask(&mut self, key: &Key) {
+    /// Prepares the message for a key change in its middle, as libgcrypt handles one:
+    /// what came before stays under `old` — the tag mask E(K, J0) (libgcrypt derives it
+    /// when the IV is set), the keystream of an open data block, GHASH of the whole blocks
+    /// of input so far — and what follows (counter blocks, GHASH of later blocks) uses the
+    /// new key. The libgcrypt front-end calls it with the old key before re-keying.
+    pub fn before_rekey(&mut self, old: &Key) {
+        if !matches!(self.phase, Phase::Aad | Phase::Data) {
+            return;
+        }
+        if self.provisional {
+            self.resume(old);
+        }
         if !self.mask_ready {
             self.mask = self.core.j0;
-            key.encrypt_block(&mut self.mask);
+            old.encrypt_block(&mut self.mask);
             self.mask_ready = true;
+        }
+        // Hash the whole blocks held back; a partial block (AAD, or the open data block,
+        // which starts on a block boundary) moves to the front.
+        let n = self.held_len as usize;
+        let whole = n / BLOCK * BLOCK;
+        if whole > 0 {
+            old.ghash(&mut self.core.y, &self.held[..whole]);
+            self.held.copy_within(whole..n, 0);
+            self.held_len = (n - whole) as u8;
         }
     }
 
@@ -248,10 +261,12 @@ impl Message {
         if self.phase == Phase::Aad {
             let aad = self.held_len as usize;
             let end = aad.next_multiple_of(BLOCK) + len.next_multiple_of(BLOCK);
-            // (Not after `set_counter`: the one pass counts from J0.)
+            // (Not after `before_rekey`, whose mask is the old key's, nor after
+            // `set_counter`: the one pass counts from J0.)
             let mut first = self.core.j0;
             inc32(&mut first);
-            let whole_message = self.core.aad_len == aad as u64 && self.core.ctr == first;
+            let whole_message =
+                self.core.aad_len == aad as u64 && !self.mask_ready && self.core.ctr == first;
             if whole_message && end + BLOCK <= HOLD && key.fits_short(aad, len) {
                 // SAFETY: forwarded from the caller.
                 unsafe { self.first_data_short(key, dir, src, dst, len) };
