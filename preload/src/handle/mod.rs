@@ -15,10 +15,16 @@
 //!   E(K, J0) of an IV is the tag of an empty message under that IV, so the mode
 //!   computes it.
 //!
-//! Error values here are bare gpg-error codes; the exports add libgcrypt's error source.
+//! The tag (`tag.rs`) and 1.11's IV generation (`geniv.rs`) are beside this file. Error
+//! values here are bare gpg-error codes; the exports add libgcrypt's error source.
 
+mod geniv;
+mod tag;
+
+use geniv::Geniv;
 use stitchgcm::gcm::{MAX_AAD, MAX_DATA};
 use stitchgcm::{Error, Key, Message};
+use tag::{mask_message, TagIv};
 
 /// gpg-error codes (gpg-error.h).
 pub mod code {
@@ -37,18 +43,6 @@ use code::*;
 
 /// First word of our handles. libgcrypt's are 0x24091964 and 0x46919042.
 pub const MAGIC: u32 = 0x5347_4347; // "SGCG"
-
-/// libgcrypt's `tagiv` as far as it outlives a message. Inline, not boxed: a secure
-/// handle keeps it in its locked pages.
-#[allow(clippy::large_enum_variant)]
-enum TagIv {
-    /// Zero: after open, reset, or once the tag has been computed.
-    Zero,
-    /// E(K, J0) of `GcmHandle::iv` under the current key.
-    Live,
-    /// A finished empty message whose tag is E(K, J0) under an earlier key.
-    Frozen(Message),
-}
 
 /// A copy of an IV: in place up to 16 bytes (every IV in practice), on the heap beyond.
 #[derive(Default)]
@@ -76,16 +70,6 @@ impl IvCopy {
             &self.long
         }
     }
-}
-
-/// 1.11's `gcry_cipher_setup_geniv` state (METHOD_CONCAT: IV = fixed ‖ counter).
-#[derive(Default)]
-struct Geniv {
-    on: bool,
-    fixed: [u8; 16],
-    fixed_len: usize,
-    counter: [u8; 16],
-    counter_len: usize,
 }
 
 #[repr(C)]
@@ -121,23 +105,8 @@ fn live(msg: &mut Message, has_iv: bool) -> Option<&mut Message> {
     has_iv.then_some(msg)
 }
 
-/// The empty message under `iv`, finished: its tag is E(K, J0).
-fn mask_message(key: &Key, iv: &[u8]) -> Message {
-    // `iv` is the IV of a message that started, so it is a valid one.
-    let mut m = Message::new(key, iv).expect("IV of a started message");
-    let mut t = [0u8; 16];
-    let _ = m.tag(key, &mut t);
-    t.fill(0);
-    m
-}
-
 fn status(r: Result<(), Error>) -> u32 {
     r.err().map_or(0, Error::code)
-}
-
-/// libgcrypt's tag-length gate: 4, 8, 12..16 bytes, or more (of which 16 are used).
-fn tag_len_ok(n: usize) -> bool {
-    matches!(n, 4 | 8 | 12..)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -418,122 +387,6 @@ impl GcmHandle {
         status(r)
     }
 
-    /// Computes the tag if it is not yet: of the message, or libgcrypt's tag without IV.
-    fn finish(&mut self) -> Result<Holder, u32> {
-        let key = self.key.as_ref().ok_or(INV_STATE)?;
-        if !self.tagged {
-            if let Some(m) = live(&mut self.msg, self.has_iv) {
-                let mut t = [0u8; 16];
-                let _ = m.tag(key, &mut t);
-                t.fill(0);
-            } else {
-                self.tag_without_iv = match core::mem::replace(&mut self.tagiv, TagIv::Zero) {
-                    TagIv::Zero => None,
-                    TagIv::Live => Some(mask_message(key, self.iv.get())),
-                    TagIv::Frozen(m) => Some(m),
-                };
-            }
-            self.tagged = true;
-            self.tagiv = TagIv::Zero;
-        }
-        Ok(if self.has_iv {
-            Holder::Message
-        } else if self.tag_without_iv.is_some() {
-            Holder::WithoutIv
-        } else {
-            Holder::Zero
-        })
-    }
-
-    /// The key and the finished message that holds the tag (none for the zero tag).
-    fn holder(&mut self, h: Holder) -> (Option<&Key>, Option<&mut Message>) {
-        let m = match h {
-            Holder::Message => live(&mut self.msg, self.has_iv),
-            Holder::WithoutIv => self.tag_without_iv.as_mut(),
-            Holder::Zero => None,
-        };
-        (self.key.as_ref(), m)
-    }
-
-    /// `gettag`: the first `min(len, 16)` bytes of the tag.
-    ///
-    /// # Safety
-    /// `out` is NULL or writable for `min(len, 16)` bytes.
-    pub unsafe fn gettag(&mut self, out: *mut u8, len: usize) -> u32 {
-        if !tag_len_ok(len) || self.over_limit {
-            return INV_LENGTH;
-        }
-        if let (Some(key), Some(m), false) = (
-            self.key.as_ref(),
-            live(&mut self.msg, self.has_iv),
-            out.is_null(),
-        ) {
-            // The usual case, in one step: the message computes (or repeats) its tag.
-            // SAFETY: non-NULL and writable for min(len, 16) bytes (caller's contract).
-            let out = unsafe { core::slice::from_raw_parts_mut(out, len.min(16)) };
-            self.tagged = true;
-            self.tagiv = TagIv::Zero;
-            return status(m.tag(key, out));
-        }
-        let h = match self.finish() {
-            Ok(h) => h,
-            Err(e) => return e,
-        };
-        if out.is_null() {
-            return INV_ARG; // libgcrypt would write through NULL
-        }
-        // SAFETY: non-NULL and writable for min(len, 16) bytes (caller's contract).
-        let out = unsafe { core::slice::from_raw_parts_mut(out, len.min(16)) };
-        match self.holder(h) {
-            (Some(key), Some(m)) => status(m.tag(key, out)),
-            _ => {
-                out.fill(0);
-                0
-            }
-        }
-    }
-
-    /// `checktag`: 0 if the first `len` bytes match, CHECKSUM if not or if `len` > 16.
-    ///
-    /// # Safety
-    /// `tag` is NULL or readable for `len` bytes.
-    pub unsafe fn checktag(&mut self, tag: *const u8, len: usize) -> u32 {
-        if !tag_len_ok(len) || self.over_limit {
-            return INV_LENGTH;
-        }
-        if let (Some(key), Some(m), false, true) = (
-            self.key.as_ref(),
-            live(&mut self.msg, self.has_iv),
-            tag.is_null(),
-            len <= 16,
-        ) {
-            // The usual case, in one step (the message computes its tag if need be).
-            // SAFETY: non-NULL and readable for `len` bytes (caller's contract).
-            let tag = unsafe { core::slice::from_raw_parts(tag, len) };
-            self.tagged = true;
-            self.tagiv = TagIv::Zero;
-            return status(m.verify(key, tag));
-        }
-        let h = match self.finish() {
-            Ok(h) => h,
-            Err(e) => return e,
-        };
-        if len > 16 {
-            return CHECKSUM;
-        }
-        if tag.is_null() {
-            return INV_ARG; // libgcrypt would read through NULL
-        }
-        // SAFETY: non-NULL and readable for `len` bytes (caller's contract).
-        let tag = unsafe { core::slice::from_raw_parts(tag, len) };
-        match self.holder(h) {
-            (Some(key), Some(m)) => status(m.verify(key, tag)),
-            // The expected tag is all zero (no secret): an OR over every byte, no early exit.
-            _ if tag.iter().fold(0, |a, b| a | b) == 0 => 0,
-            _ => CHECKSUM,
-        }
-    }
-
     /// `gcry_cipher_reset`: ends the message, keeps the key (and its mark).
     pub fn reset(&mut self) {
         self.unused_without_iv = 0;
@@ -579,78 +432,4 @@ impl GcmHandle {
         }
         0
     }
-
-    /// 1.11's `gcry_cipher_setup_geniv`: only METHOD_CONCAT (1), at most 16 bytes in all.
-    ///
-    /// # Safety
-    /// `fixed` and `counter` are NULL or readable for their lengths.
-    pub unsafe fn setup_geniv(
-        &mut self,
-        method: i32,
-        fixed: *const u8,
-        fixed_len: usize,
-        counter: *const u8,
-        counter_len: usize,
-    ) -> u32 {
-        if method != 1 || fixed_len.checked_add(counter_len).is_none_or(|n| n > 16) {
-            return INV_ARG;
-        }
-        if (fixed.is_null() && fixed_len > 0) || (counter.is_null() && counter_len > 0) {
-            return INV_ARG; // libgcrypt would read through NULL
-        }
-        let g = &mut self.geniv;
-        *g = Geniv {
-            on: true,
-            fixed_len,
-            counter_len,
-            ..Geniv::default()
-        };
-        if fixed_len > 0 {
-            // SAFETY: non-NULL and readable for `fixed_len` ≤ 16 bytes.
-            unsafe { core::ptr::copy_nonoverlapping(fixed, g.fixed.as_mut_ptr(), fixed_len) };
-        }
-        if counter_len > 0 {
-            // SAFETY: non-NULL and readable for `counter_len` ≤ 16 bytes.
-            unsafe { core::ptr::copy_nonoverlapping(counter, g.counter.as_mut_ptr(), counter_len) };
-        }
-        0
-    }
-
-    /// 1.11's `gcry_cipher_geniv`: IV = fixed ‖ counter, written to `iv` and set; then the
-    /// counter is incremented (big-endian), whether or not the IV was accepted.
-    ///
-    /// # Safety
-    /// `iv` is NULL or writable for `len` bytes.
-    pub unsafe fn geniv(&mut self, iv: *mut u8, len: usize) -> u32 {
-        let g = &mut self.geniv;
-        if !g.on || len != g.fixed_len + g.counter_len {
-            return INV_ARG;
-        }
-        if iv.is_null() && len > 0 {
-            return INV_ARG; // libgcrypt would write through NULL
-        }
-        let mut next = [0u8; 16];
-        next[..g.fixed_len].copy_from_slice(&g.fixed[..g.fixed_len]);
-        next[g.fixed_len..len].copy_from_slice(&g.counter[..g.counter_len]);
-        for b in g.counter[..g.counter_len].iter_mut().rev() {
-            *b = b.wrapping_add(1);
-            if *b != 0 {
-                break;
-            }
-        }
-        if len > 0 {
-            // SAFETY: non-NULL and writable for `len` ≤ 16 bytes (caller's contract).
-            unsafe { core::ptr::copy_nonoverlapping(next.as_ptr(), iv, len) };
-        }
-        // SAFETY: `iv` now holds `len` readable bytes.
-        unsafe { self.setiv(iv, len) }
-    }
-}
-
-/// Where a computed tag is kept.
-#[derive(Clone, Copy)]
-enum Holder {
-    Message,
-    WithoutIv,
-    Zero,
 }
