@@ -159,7 +159,7 @@ impl GcmHandle {
                 m.before_rekey(old);
             }
             if matches!(self.tagiv, TagIv::Live) {
-                self.tagiv = TagIv::Frozen(mask_message(old, self.iv.get()));
+                self.tagiv = mask_message(old, self.iv.get()).map_or(TagIv::Zero, TagIv::Frozen);
             }
         }
         let r = match self.key.as_mut() {

@@ -18,14 +18,14 @@ pub(super) enum TagIv {
     Frozen(Message),
 }
 
-/// The empty message under `iv`, finished: its tag is E(K, J0).
-pub(super) fn mask_message(key: &Key, iv: &[u8]) -> Message {
-    // `iv` is the IV of a message that started, so it is a valid one.
-    let mut m = Message::new(key, iv).expect("IV of a started message");
+/// The empty message under `iv`, finished: its tag is E(K, J0). (`iv` is the IV of a
+/// message that started, so `None` does not happen.)
+pub(super) fn mask_message(key: &Key, iv: &[u8]) -> Option<Message> {
+    let mut m = Message::new(key, iv).ok()?;
     let mut t = [0u8; 16];
     let _ = m.tag(key, &mut t);
     t.fill(0);
-    m
+    Some(m)
 }
 
 /// libgcrypt's tag-length gate: 4, 8, 12..16 bytes, or more (of which 16 are used).
@@ -53,7 +53,7 @@ impl GcmHandle {
             } else {
                 self.tag_without_iv = match core::mem::replace(&mut self.tagiv, TagIv::Zero) {
                     TagIv::Zero => None,
-                    TagIv::Live => Some(mask_message(key, self.iv.get())),
+                    TagIv::Live => mask_message(key, self.iv.get()),
                     TagIv::Frozen(m) => Some(m),
                 };
             }
