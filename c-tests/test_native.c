@@ -145,8 +145,17 @@ static void errors(void)
     CHECK(sgcm_cipher_checktag(h, t1, 16) == SGCM_ERR_CHECKSUM, "checktag mismatch");
     CHECK(sgcm_cipher_encrypt(h, buf, 16, NULL, 0) == SGCM_ERR_INV_STATE, "data after tag");
     CHECK(sgcm_cipher_reset(h) == 0, "reset");
-    CHECK(sgcm_cipher_setiv(h, iv, 12) == SGCM_ERR_INV_STATE, "reset forgets the key");
-    CHECK(sgcm_cipher_encrypt(h, buf, 16, NULL, 0) == SGCM_ERR_MISSING_KEY, "reset forgets the key");
+    CHECK(sgcm_cipher_encrypt(h, buf, 16, NULL, 0) == SGCM_ERR_INV_STATE, "reset ends the message");
+    /* ... and keeps the key: McGrew-Viega test case 14 (AES-256, zero key and IV, one zero
+     * block) without a new setkey. */
+    static const unsigned char ct14[16] = {0xce, 0xa7, 0x40, 0x3d, 0x4d, 0x60, 0x6b, 0x6e,
+                                           0x07, 0x4e, 0xc5, 0xd3, 0xba, 0xf3, 0x9d, 0x18};
+    static const unsigned char tag14[16] = {0xd0, 0xd1, 0xc8, 0xa7, 0x99, 0x99, 0x6b, 0xf0,
+                                            0x26, 0x5b, 0x98, 0xb5, 0xd4, 0x8a, 0xb9, 0x19};
+    memset(buf, 0, 16);
+    CHECK(sgcm_cipher_setiv(h, iv, 12) == 0 && sgcm_cipher_encrypt(h, buf, 16, NULL, 0) == 0 &&
+              sgcm_cipher_gettag(h, t1, 16) == 0 && !memcmp(buf, ct14, 16) && !memcmp(t1, tag14, 16),
+          "reset keeps the key (McGrew-Viega case 14)");
     sgcm_cipher_close(h);
     sgcm_cipher_close(NULL);
 

@@ -26,30 +26,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "transcript.h"
+
 static int failures, checks;
-
-#define CHECK(cond, ...)                                                                 \
-  do {                                                                                   \
-    checks++;                                                                            \
-    if (!(cond)) {                                                                       \
-      failures++;                                                                        \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
-      printf(__VA_ARGS__);                                                               \
-      printf("\n");                                                                      \
-    }                                                                                    \
-  } while (0)
-
-/* A deterministic byte stream (xorshift64*), so the transcript is reproducible. */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return rng_state * 0x2545f4914f6cdd1dull;
-}
-static void fill(uint8_t *p, size_t n) {
-  for (size_t i = 0; i < n; i++) p[i] = (uint8_t)(rnd() >> 56);
-}
 
 /* A running hash of the transcript (FNV-1a) plus printed lines for the first cases. */
 static uint64_t transcript = 0xcbf29ce484222325ull;
@@ -60,10 +39,6 @@ static void emit(const char *label, const uint8_t *p, size_t n) {
   for (size_t i = 0; i < show; i++) printf("%02x", p[i]);
   if (n > show) printf("..(%zu)", n);
   printf("\n");
-}
-
-static void unhex(const char *s, uint8_t *out, size_t n) {
-  for (size_t i = 0; i < n; i++) sscanf(s + 2 * i, "%2hhx", &out[i]);
 }
 
 /* ------------------------------------------------------------------ per-size dispatch */

@@ -4,6 +4,20 @@
  * Native API, modelled on libgcrypt's cipher handles. Error codes are the numbers of
  * libgcrypt's gpg-error codes for the same conditions. Link with
  * `pkg-config --cflags --libs stitchgcm`.
+ *
+ * As in libgcrypt: AAD and data in chunks of any size, in place with in = NULL, tags of
+ * 4, 8, 12..16 bytes (gettag of more writes 16; checktag of more fails), the GCM length
+ * limits, sgcm_cipher_reset ends the message and keeps the key, close wipes everything.
+ * Different on purpose (for programs that need libgcrypt's exact behaviour there is the
+ * interposer, libstitchgcm-gcrypt.so):
+ *  - no implicit all-zero IV: data, AAD or a tag before setiv is SGCM_ERR_INV_STATE (a
+ *    fixed IV under one key breaks GCM; libgcrypt uses one when setiv was forgotten);
+ *  - the key length must match the algorithm (libgcrypt's AES128 handle silently becomes
+ *    AES-256 with a 32-byte key);
+ *  - setkey ends the message (libgcrypt continues it under the new key, a message no other
+ *    implementation can check);
+ *  - NULL pointers with a length and closed handles are SGCM_ERR_INV_ARG (libgcrypt
+ *    crashes), error values carry no gpg-error source bits.
  */
 
 #ifndef STITCHGCM_H
@@ -128,7 +142,7 @@ extern "C" {
 sgcm_error_t sgcm_cipher_open(sgcm_cipher_hd_t *hd, int algo, int mode, unsigned int flags);
 
 /**
- * Wipes and frees the handle. NULL is ignored.
+ * Wipes key and message state and frees the handle. NULL is ignored.
  *
  * # Safety
  * `h` is NULL or an open handle; it must not be used afterwards.
@@ -198,7 +212,8 @@ sgcm_error_t sgcm_cipher_gettag(sgcm_cipher_hd_t h, void *tag, size_t taglen);
 sgcm_error_t sgcm_cipher_checktag(sgcm_cipher_hd_t h, const void *tag, size_t taglen);
 
 /**
- * Wipes the key and the message state; the handle stays open and needs a new key.
+ * Ends the message (its state is wiped) and keeps the key, as `gcry_cipher_reset` does:
+ * the handle is ready for the next `sgcm_cipher_setiv`. `sgcm_cipher_close` wipes the key.
  *
  * # Safety
  * `h` is an open handle.

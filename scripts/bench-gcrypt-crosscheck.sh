@@ -3,20 +3,17 @@
 # must agree with bench-slope's GCM enc/dec/auth rows (same method, same library) within a
 # few percent, otherwise our harness measures something else.
 #
-# bench-slope is not in Debian's binary packages, so this fetches the libgcrypt source of the
-# installed version (Debian's orig tarball, checked against the SHA-256 in the version's .dsc;
-# gnupg.org's tarball as a fallback, checked against the same sum when the .dsc was found),
-# builds tests/bench-slope.c alone against the system libgcrypt (a 5-line config.h and a shim
-# for its ../src/gcrypt.h include), then runs both tools ROUNDS times, alternating so that
-# load changes hit both alike, and compares them row by row. A round runs, for each key size,
+# bench-slope is built from the installed version's source by scripts/bench-slope-build.sh;
+# this runs both tools ROUNDS times, alternating so that load changes hit both alike, and
+# compares them row by row. A round runs, for each key size,
 # bench-slope and bench-gcm back to back (which one goes first alternates between rounds), so
 # load hits both alike; the verdict compares the medians over the rounds of each row. Also
 # printed: the median of the per-round (paired) differences, the best rounds, and each tool's
 # own spread over the rounds (interquartile range / median) -- when that spread is larger than
-# the limit, the machine is too busy for the verdict to mean much. The one change to
-# bench-slope.c: with CROSSCHECK_GCM_ONLY set in the environment its mode loop skips every
-# mode but GCM (unset, it is the pristine tool), so a round takes seconds, not minutes, and
-# many short alternating rounds beat a few long ones on a shared machine.
+# the limit, the machine is too busy for the verdict to mean much. bench-slope runs with
+# CROSSCHECK_GCM_ONLY set (GCM rows only), so a round takes seconds, not minutes, and many
+# short alternating rounds beat a few long ones on a shared machine. bench-gcm runs its
+# "libgcrypt" row only (--only =libgcrypt), not "libgcrypt->stitchgcm".
 #
 # usage: scripts/bench-gcrypt-crosscheck.sh [--rounds N] [--repetitions N] [--build DIR]
 #   --build: the meson build directory with bench/bench-gcm (default: build; configured and
@@ -39,64 +36,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 
+slope_bin=$(bash scripts/bench-slope-build.sh) || exit 1
 work=$top/target/gcrypt-crosscheck
-mkdir -p "$work"
-upstream=$(pkg-config --modversion libgcrypt)
-debver=$(dpkg-query -W -f='${source:Version}' libgcrypt20 2>/dev/null || true)
-tarball=libgcrypt-$upstream.tar.bz2
-echo "installed libgcrypt $upstream (Debian ${debver:-?})"
-
-fetch() {
-  if command -v curl >/dev/null; then curl -sSfL --retry 2 --max-time 300 -o "$2" "$1"
-  else python3 -c 'import sys, urllib.request as u; open(sys.argv[2], "wb").write(u.urlopen(sys.argv[1], timeout=300).read())' "$1" "$2"
-  fi
-}
-
-if [ ! -s "$work/$tarball" ]; then
-  sum=""
-  if [ -n "$debver" ]; then
-    pool=http://deb.debian.org/debian/pool/main/libg/libgcrypt20
-    dsc=libgcrypt20_$debver.dsc
-    if fetch "$pool/$dsc" "$work/$dsc" ||
-       fetch "https://snapshot.debian.org/package/libgcrypt20/$debver/$dsc" "$work/$dsc" 2>/dev/null; then
-      sum=$(awk '/^Checksums-Sha256:/{f=1;next} /^[^ ]/{f=0} f && $3 ~ /orig\.tar\.bz2$/ {print $1}' "$work/$dsc")
-      fetch "$pool/libgcrypt20_$upstream.orig.tar.bz2" "$work/$tarball.part" || rm -f "$work/$tarball.part"
-    fi
-  fi
-  if [ ! -s "$work/$tarball.part" ]; then
-    fetch "https://gnupg.org/ftp/gcrypt/libgcrypt/$tarball" "$work/$tarball.part" ||
-      { echo "cannot download the libgcrypt $upstream source" >&2; exit 1; }
-  fi
-  if [ -n "$sum" ]; then
-    echo "$sum  $work/$tarball.part" | sha256sum -c --quiet - ||
-      { echo "checksum mismatch for $tarball" >&2; exit 1; }
-    echo "source: $tarball, sha256 $sum (from $dsc; the .dsc's signature is not checked)"
-  else
-    echo "source: $tarball (WARNING: no .dsc found, checksum not verified)"
-  fi
-  mv "$work/$tarball.part" "$work/$tarball"
-fi
-
-src=$work/libgcrypt-$upstream
-if [ ! -x "$src/tests/bench-slope" ]; then
-  tar -C "$work" -xjf "$work/$tarball" "libgcrypt-$upstream/tests/bench-slope.c" \
-    "libgcrypt-$upstream/tests/t-common.h"
-  mkdir -p "$src/src"
-  sed -i 's/^\( *\)cipher_bench_one (algo, &cipher_modes\[i\]);/\1if (!getenv ("CROSSCHECK_GCM_ONLY") || cipher_modes[i].mode == GCRY_CIPHER_MODE_GCM)\n\1  cipher_bench_one (algo, \&cipher_modes[i]);/' \
-    "$src/tests/bench-slope.c"
-  grep -q CROSSCHECK_GCM_ONLY "$src/tests/bench-slope.c" ||
-    { echo "could not restrict bench-slope to GCM (source changed?)" >&2; exit 1; }
-  echo '#include <gcrypt.h>' >"$src/src/gcrypt.h"
-  cat >"$src/tests/config.h" <<'EOF'
-#define HAVE_CLOCK_GETTIME 1
-#define HAVE_GCC_ASM_VOLATILE_MEMORY 1
-#define _GCRYPT_CONFIG_H_INCLUDED 1
-#include <stdint.h>
-typedef uint64_t u64;
-EOF
-  (cd "$src/tests" && cc -O2 -DHAVE_CONFIG_H -I. bench-slope.c -o bench-slope \
-     $(pkg-config --cflags --libs libgcrypt) -lgpg-error)
-fi
 
 if [ ! -x "$build/bench/bench-gcm" ]; then
   [ -d "$build/meson-private" ] || meson setup "$build" >/dev/null
@@ -106,11 +47,11 @@ fi
 out=$work/out
 rm -rf "$out"; mkdir -p "$out"
 slope() {
-  CROSSCHECK_GCM_ONLY=1 "$src/tests/bench-slope" --cpu-mhz auto --repetitions "$reps" \
+  CROSSCHECK_GCM_ONLY=1 "$slope_bin" --cpu-mhz auto --repetitions "$reps" \
     cipher "$1" >>"$out/slope-$r.txt"
 }
 ours() {
-  "$build/bench/bench-gcm" --only libgcrypt --algo "$1" --no-tcrypt --repetitions "$reps" ${BENCH_GCM_ARGS:-} \
+  "$build/bench/bench-gcm" --only =libgcrypt --algo "$1" --no-tcrypt --repetitions "$reps" ${BENCH_GCM_ARGS:-} \
     --out "$out" 2>/dev/null | sed -n '/^Cipher (libgcrypt/,/^ *=$/p' >>"$out/ours-$r.txt"
 }
 for r in $(seq 1 "$rounds"); do
@@ -124,7 +65,7 @@ echo
 echo "=== libgcrypt tests/bench-slope --cpu-mhz auto --repetitions $reps cipher aes aes192 aes256 (last round, GCM rows)"
 grep -E '^Cipher:|^ AES|GCM (enc|dec|auth)|^ +=$' "$out/slope-$rounds.txt" | grep -v 'GCM-SIV'
 echo
-echo "=== bench/bench-gcm --only libgcrypt --repetitions $reps (last round)"
+echo "=== bench/bench-gcm --only =libgcrypt --repetitions $reps (last round)"
 grep -vE '^Cipher' "$out/ours-$rounds.txt"
 
 # Text rows -> "ALGO|MODE ns cpb" lines, then medians over the rounds and the deltas.

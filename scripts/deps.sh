@@ -8,7 +8,8 @@
 #   - cross gcc, qemu-user, meson/ninja/pkg-config, llvm-19 (llvm-mca with N1/V1 models);
 #   - nettle, libgcrypt and OpenSSL headers for the side-by-side comparisons, gnutls-bin
 #     for the TLS loopback test, Debian's arm64 libnettle8 for the qemu drop-in test, the arm64
-#     nettle/OpenSSL/libgcrypt and qemu's plugin header for the whole-call model;
+#     nettle/OpenSSL/libgcrypt and qemu's plugin header for the whole-call model, the armhf
+#     libgcrypt20 + libgpg-error0 for the libgcrypt interposer test under qemu-arm;
 #   - the NIST CAVP GCM vectors from the cryptography-vectors wheel (PyPI).
 set -euo pipefail
 
@@ -79,23 +80,25 @@ fi
 # Debian's arm64 builds of the peers, each the same version as the installed amd64 package:
 # libnettle8 for the nettle drop-in tests under qemu-aarch64 (scripts/test-nettle.sh aarch64);
 # libnettle8, libssl3, libgcrypt20 and libgpg-error0 (runtime) and the -dev packages of the
-# last three (arm64 headers and link names) for the whole-call model (scripts/whole-call/).
+# last three (arm64 headers and link names) for the whole-call model (scripts/whole-call/);
+# libgcrypt20 and libgpg-error0 also for the libgcrypt interposer test (scripts/test-gcrypt.sh).
 arm64=$top/.deps/arm64
-fetch_arm64() { # PACKAGE FILE-IT-PROVIDES: apt-get download + dpkg-deb -x into .deps/arm64
-  local pkg=$1 file=$2 ver tmp
-  [ -e "$arm64/$file" ] && return 0
+fetch_deb() { # ARCH PACKAGE FILE-IT-PROVIDES: apt-get download + dpkg-deb -x into .deps/ARCH
+  local arch=$1 pkg=$2 file=$3 dir=$top/.deps/$1 ver tmp
+  [ -e "$dir/$file" ] && return 0
   ver=$(dpkg-query -W -f='${Version}' "$pkg:amd64" 2>/dev/null || dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
-  log "fetching Debian's arm64 $pkg ${ver}"
+  log "fetching Debian's $arch $pkg ${ver}"
   tmp=$(mktemp -d)
   chmod 755 "$tmp"
   # The installed version may have left the archive (security updates): then the current one.
-  (cd "$tmp" && { apt-get download -qq "$pkg:arm64${ver:+=$ver}" 2>/dev/null ||
-      { log "  $pkg:arm64=$ver is no longer in the archive; taking the current version"
-        apt-get download -qq "$pkg:arm64"; }; } &&
-    mkdir -p "$arm64" && dpkg-deb -x ./"${pkg}"_*.deb "$arm64" &&
-    dpkg-deb -f ./"${pkg}"_*.deb Package Version | paste -sd' ' >>"$arm64/VERSIONS")
+  (cd "$tmp" && { apt-get download -qq "$pkg:$arch${ver:+=$ver}" 2>/dev/null ||
+      { log "  $pkg:$arch=$ver is no longer in the archive; taking the current version"
+        apt-get download -qq "$pkg:$arch"; }; } &&
+    mkdir -p "$dir" && dpkg-deb -x ./"${pkg}"_*.deb "$dir" &&
+    dpkg-deb -f ./"${pkg}"_*.deb Package Version | paste -sd' ' >>"$dir/VERSIONS")
   rm -rf "$tmp"
 }
+fetch_arm64() { fetch_deb arm64 "$@"; }
 L=usr/lib/aarch64-linux-gnu
 fetch_arm64 libnettle8 $L/libnettle.so.8
 fetch_arm64 libssl3 $L/libcrypto.so.3
@@ -127,6 +130,11 @@ if [ ! -e "$qplug/qemu-plugin.h" ]; then
     cp qemu-*/include/qemu/qemu-plugin.h "$qplug/")
   rm -rf "$tmp" "$qa"
 fi
+
+# Debian's armhf libgcrypt20 and libgpg-error0 (the arm64 ones are above), for the libgcrypt
+# interposer tests under qemu (scripts/test-gcrypt.sh aarch64|armv7).
+fetch_deb armhf libgcrypt20 usr/lib/arm-linux-gnueabihf/libgcrypt.so.20
+fetch_deb armhf libgpg-error0 lib/arm-linux-gnueabihf/libgpg-error.so.0
 
 # NIST CAVP GCM vectors (gcmEncryptExtIV*.rsp, gcmDecrypt*.rsp) from the cryptography-vectors wheel.
 cavp="$top/.vectors/cavp"

@@ -116,6 +116,7 @@ stitchgcm-seal  a64    stitchgcm/aarch64-ce   sgcm_seal 128,256 16,64,256,1420,8
 stitchgcm-neon  a64    stitchgcm/aarch64-neon seal      128,256 16,64,256,1420,8192 12 13  pmull,!aese      -
 nettle          a64    nettle                 seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
 libgcrypt       a64    libgcrypt              seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
+libgcrypt-pre   a64    libgcrypt->stitchgcm   seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -  # libgcrypt's calls, into the interposer
 openssl         a64    openssl                seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
 arm-neon        a32    stitchgcm/arm-neon     seal      128,256 16,64,256,1420,8192 12 13  vmull,vtbl,!aese -
 # rows to come, one line each once the call exists (the driver reports a NULL slot as unavailable):
@@ -189,6 +190,10 @@ for t in "${triples[@]}"; do
     echo "model-arm: building $t ..." >&2
     (cd "$ROOT" && RUSTC=/usr/bin/rustc CARGO_TARGET_DIR=target/debian \
        cargo build --release --lib --target "$t" --quiet) >&2 || die "cargo build for $t failed"
+    # The libgcrypt interposer beside it, for the libgcrypt->stitchgcm whole-call row.
+    [ $MODE = wholecall ] && { "$ROOT/scripts/build-gcrypt-preload.sh" "$ROOT/target/debian" \
+       "$ROOT/target/debian/$t/release/libstitchgcm-gcrypt.so" "$t" >/dev/null 2>&1 ||
+       die "building the libgcrypt interposer for $t failed"; }
   fi
   [ -f "$lib" ] || die "$lib not found"
   case $t in aarch64*) LIBARGS+=(--lib-a64 "$lib");; *) LIBARGS+=(--lib-a32 "$lib");; esac

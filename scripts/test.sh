@@ -10,7 +10,9 @@
 #   - the nettle drop-in (scripts/test-nettle.sh): x86_64 preload/relink/bindings, GnuTLS over
 #     loopback, and preload/relink under qemu-aarch64 with Debian's arm64 libnettle;
 #   - the ARM models as structure checks (scripts/model-arm.sh: the kernel loops, and the
-#     whole-call model with --whole-call --check for aarch64 and armv7).
+#     whole-call model with --whole-call --check for aarch64 and armv7);
+#   - the libgcrypt interposer (scripts/test-gcrypt.sh): x86_64, and under qemu on every ARM
+#     CPU above with Debian's arm64/armhf libgcrypt.
 # and prints a table: target × CPU model × backend → passed/failed.
 #
 # usage: scripts/test.sh [--no-deps] [--only native|aarch64|armv7]
@@ -124,6 +126,15 @@ if [ -z "$only" ] || [ "$only" = native ]; then
     else record x86_64 native "${backends[0]}*" "GnuTLS loopback" $p $f; fi
     [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
   done
+
+  # libgcrypt interposer: system libgcrypt vs LD_PRELOAD=libstitchgcm-gcrypt.so (every
+  # backend), exports, bindings, bad input (scripts/test-gcrypt.sh).
+  step "libgcrypt drop-in"
+  log="$logdir/gcrypt-native.log"
+  bash scripts/test-gcrypt.sh native >"$log" 2>&1; rc=$?
+  read -r p f < <(plain_counts "$log" $rc)
+  record x86_64 native all "libgcrypt ABI (C)" $p $f
+  [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
 fi
 
 # ---------------------------------------------------------------- ARM under qemu
@@ -196,6 +207,12 @@ for line in open(sys.argv[1]):
       record "$short" "$cpu" all "nettle ABI (qemu)" $p $f
       [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
     fi
+    # libgcrypt interposer with Debian's arm64/armhf libgcrypt20 (scripts/test-gcrypt.sh).
+    log="$logdir/$short-$cpu-gcrypt.log"
+    bash scripts/test-gcrypt.sh "$short" "$cpu" >"$log" 2>&1; rc=$?
+    read -r p f < <(plain_counts "$log" $rc)
+    record "$short" "$cpu" all "libgcrypt ABI (qemu)" $p $f
+    [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
   done
 }
 

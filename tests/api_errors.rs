@@ -616,27 +616,39 @@ fn c_tag_lengths() {
 }
 
 #[test]
-fn c_reset_forgets_the_key() {
-    let h = ready_handle();
-    assert_eq!(h.authenticate(b"x"), SGCM_ERR_NO_ERROR);
-    assert_eq!(h.reset(), SGCM_ERR_NO_ERROR);
-    let mut buf = [0u8; 16];
-    assert_eq!(h.encrypt_in_place(&mut buf), SGCM_ERR_MISSING_KEY);
-    assert_eq!(h.decrypt_in_place(&mut buf), SGCM_ERR_MISSING_KEY);
-    assert_eq!(h.setiv(&IV), SGCM_ERR_INV_STATE);
-    assert_eq!(h.authenticate(b"x"), SGCM_ERR_INV_STATE);
-    let mut tag = [0u8; 16];
-    assert_eq!(h.gettag(&mut tag), SGCM_ERR_INV_STATE);
-    assert_eq!(buf, [0u8; 16]);
-    assert_eq!(h.reset(), SGCM_ERR_NO_ERROR, "reset twice");
+fn c_reset_keeps_the_key() {
+    // Reset in the AAD, in the data, and after the tag: each time the message ends (its
+    // data, AAD and tag are refused until a new IV) and the key stays, as in libgcrypt.
+    for stage in 0..3 {
+        let h = ready_handle();
+        let (mut buf, mut tag) = ([0u8; 16], [0u8; 16]);
+        assert_eq!(h.authenticate(b"x"), SGCM_ERR_NO_ERROR);
+        if stage >= 1 {
+            assert_eq!(h.encrypt_in_place(&mut buf[..5]), SGCM_ERR_NO_ERROR);
+        }
+        if stage >= 2 {
+            assert_eq!(h.gettag(&mut tag), SGCM_ERR_NO_ERROR);
+        }
+        assert_eq!(h.reset(), SGCM_ERR_NO_ERROR, "stage {stage}");
+        buf = [0u8; 16];
+        assert_eq!(
+            h.encrypt_in_place(&mut buf),
+            SGCM_ERR_INV_STATE,
+            "no IV after reset"
+        );
+        assert_eq!(h.decrypt_in_place(&mut buf), SGCM_ERR_INV_STATE);
+        assert_eq!(h.authenticate(b"x"), SGCM_ERR_INV_STATE);
+        assert_eq!(h.gettag(&mut tag), SGCM_ERR_INV_STATE);
+        assert_eq!(buf, [0u8; 16], "refused calls write nothing");
+        assert_eq!(h.reset(), SGCM_ERR_NO_ERROR, "reset twice");
 
-    // Usable again after a new key.
-    assert_eq!(h.setkey(&KEY), SGCM_ERR_NO_ERROR);
-    assert_eq!(h.setiv(&IV), SGCM_ERR_NO_ERROR);
-    assert_eq!(h.encrypt_in_place(&mut buf), SGCM_ERR_NO_ERROR);
-    assert_eq!(h.gettag(&mut tag), SGCM_ERR_NO_ERROR);
-    let (ct, t) = oracle_seal(&KEY, &IV, b"", &[0u8; 16]).unwrap();
-    assert_eq!((buf.to_vec(), tag), (ct, t));
+        // The next message under the same key, no setkey in between.
+        assert_eq!(h.setiv(&IV), SGCM_ERR_NO_ERROR);
+        assert_eq!(h.encrypt_in_place(&mut buf), SGCM_ERR_NO_ERROR);
+        assert_eq!(h.gettag(&mut tag), SGCM_ERR_NO_ERROR);
+        let (ct, t) = oracle_seal(&KEY, &IV, b"", &[0u8; 16]).unwrap();
+        assert_eq!((buf.to_vec(), tag), (ct, t), "stage {stage}");
+    }
 }
 
 #[test]

@@ -46,6 +46,7 @@ static void usage(void) {
        "  back to back (bench-slope's order, the default); steadier on a loaded machine, but\n"
        "  reads about 10% slower than bench-slope here.\n"
        "  --tcrypt-lines: also print the tcrypt-style tables as Linux tcrypt's log lines.\n"
+       "  --only STR: the implementations whose label contains STR (=STR: exactly STR).\n"
        "  STITCHGCM_IMPL=<name> narrows stitchgcm to that backend.\n"
        "  STITCHGCM_BENCH_EMULATED=1|0 overrides the emulation check.");
 }

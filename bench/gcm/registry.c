@@ -65,8 +65,10 @@ void impl_discover(void) {
   for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) families[f]();
   if (opt.only) {
     int k = 0;
+    int exact = opt.only[0] == '='; /* "=label": that one only */
     for (int i = 0; i < nimpl; i++)
-      if (strstr(impls[i].label, opt.only)) impls[k++] = impls[i];
+      if (exact ? !strcmp(impls[i].label, opt.only + 1) : !!strstr(impls[i].label, opt.only))
+        impls[k++] = impls[i];
     nimpl = k;
   }
 }

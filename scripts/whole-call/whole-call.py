@@ -159,10 +159,15 @@ class Build:
                     cflags.append('-DHAVE_' + f[1].upper())
                     peers.append(f[1])
                     links.append(so)
+        # The libgcrypt interposer built next to the library gives the libgcrypt->stitchgcm
+        # implementation (bench/gcm/impl-gcrypt.c dlopen()s it from this path).
+        pre = os.path.join(os.path.dirname(lib), 'libstitchgcm-gcrypt.so')
+        if 'gcrypt' in peers and os.path.exists(pre):
+            cflags.append(f'-DSTITCHGCM_GCRYPT_SO="{pre}"')
         exe = os.path.join(tdir, 'wc-driver')
         sh([t['cc'], *cflags, '-o', exe, *srcs, *links, lib, '-ldl', '-Wl,-rpath-link,' + ':'.join(dirs)])
         files = [lib] + [os.path.join(d, x) for d in dirs[1:] if os.path.isdir(d) for x in sorted(os.listdir(d))
-                         if '.so' in x]
+                         if '.so' in x] + ([pre] if os.path.exists(pre) else [])
         self.drivers[target] = (exe, files, dirs, peers)
         return self.drivers[target]
 

@@ -2,9 +2,11 @@
 //!
 //! Every function validates its pointers and lengths and returns an error code (the
 //! numbers of libgcrypt's gpg-error codes, without source bits); none of them aborts or
-//! reads outside the buffers it is given. Differences from libgcrypt, on purpose:
-//! there is no implicit all-zero IV (data before `setiv` is `SGCM_ERR_INV_STATE`),
-//! the key length must match the algorithm, and `sgcm_cipher_reset` forgets the key too.
+//! reads outside the buffers it is given. `sgcm_cipher_reset` ends the message and keeps
+//! the key, as `gcry_cipher_reset` does; `sgcm_cipher_close` wipes everything. The
+//! differences from libgcrypt that remain, on purpose, are listed in the header
+//! (cbindgen.toml): no implicit IV, key length fixed by the algorithm, setkey ends the
+//! message, no answers to misuse that libgcrypt only gives by accident.
 #![allow(non_camel_case_types)]
 
 use crate::cpu;
@@ -162,7 +164,7 @@ pub unsafe extern "C" fn sgcm_cipher_open(
     SGCM_ERR_NO_ERROR
 }
 
-/// Wipes and frees the handle. NULL is ignored.
+/// Wipes key and message state and frees the handle. NULL is ignored.
 ///
 /// # Safety
 /// `h` is NULL or an open handle; it must not be used afterwards.
@@ -367,7 +369,8 @@ pub unsafe extern "C" fn sgcm_cipher_checktag(
     })())
 }
 
-/// Wipes the key and the message state; the handle stays open and needs a new key.
+/// Ends the message (its state is wiped) and keeps the key, as `gcry_cipher_reset` does:
+/// the handle is ready for the next `sgcm_cipher_setiv`. `sgcm_cipher_close` wipes the key.
 ///
 /// # Safety
 /// `h` is an open handle.
@@ -376,8 +379,7 @@ pub unsafe extern "C" fn sgcm_cipher_reset(h: sgcm_cipher_hd_t) -> sgcm_error_t 
     status((|| {
         // SAFETY: forwarded contract.
         let h = unsafe { handle(h)? };
-        h.key = None;
-        h.msg.end();
+        h.msg.end(); // the message state is wiped, the key stays
         Ok(())
     })())
 }

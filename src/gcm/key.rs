@@ -46,6 +46,17 @@ impl Key {
         self.expand(key, backend)
     }
 
+    /// Re-expands this key in place from `key` (16, 24 or 32 bytes) for the selected
+    /// backend, leaving no copy of the expanded key behind on the stack (front-ends that
+    /// keep keys in locked memory use it). On error the key is unchanged.
+    pub fn set(&mut self, key: &[u8]) -> Result<(), Error> {
+        let backend = backend::selected()?;
+        if !matches!(key.len(), 16 | 24 | 32) {
+            return Err(Error::InvalidKeyLength);
+        }
+        self.init_in_place(key, backend)
+    }
+
     /// Checks the key length and the CPU, then lets the backend expand `key` into zeroed
     /// material.
     fn expand(&mut self, key: &[u8], backend: BackendId) -> Result<(), Error> {

@@ -14,7 +14,7 @@
 //! constant time.
 
 use super::core::{BlockKey, Core};
-use super::{tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
+use super::{inc32, tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
 use crate::error::Error;
 use crate::secret::{ct_eq, wipe_bytes};
 
@@ -65,7 +65,7 @@ impl Message {
 
     /// No message yet (a handle before its first IV): every call but
     /// [`Message::restart`] is refused with [`Error::InvalidState`].
-    pub(crate) const fn idle() -> Message {
+    pub const fn idle() -> Message {
         Message {
             core: Core::zeroed(),
             held: [0; HOLD],
@@ -82,7 +82,7 @@ impl Message {
 
     /// Ends whatever message was in progress and starts a new one in place with `iv` (at
     /// least one byte). On error the message is left idle.
-    pub(crate) fn restart(&mut self, key: &Key, iv: &[u8]) -> Result<(), Error> {
+    pub fn restart(&mut self, key: &Key, iv: &[u8]) -> Result<(), Error> {
         self.end();
         if iv.is_empty() || iv.len() as u64 > MAX_AAD {
             return Err(Error::InvalidLength);
@@ -97,7 +97,7 @@ impl Message {
     }
 
     /// Ends the message in progress (its secrets wiped) and leaves this one idle.
-    pub(crate) fn end(&mut self) {
+    pub fn end(&mut self) {
         match self.phase {
             Phase::Idle => return,
             // The tag computation already wiped the buffer, keystream and mask.
@@ -108,6 +108,46 @@ impl Message {
             Phase::Aad | Phase::Data => self.wipe(),
         }
         self.phase = Phase::Idle;
+    }
+
+    /// Prepares the message for a key change in its middle, as libgcrypt handles one:
+    /// what came before stays under `old` — the tag mask E(K, J0) (libgcrypt derives it
+    /// when the IV is set), the keystream of an open data block, GHASH of the whole blocks
+    /// of input so far — and what follows (counter blocks, GHASH of later blocks) uses the
+    /// new key. The libgcrypt front-end calls it with the old key before re-keying.
+    pub fn before_rekey(&mut self, old: &Key) {
+        if !matches!(self.phase, Phase::Aad | Phase::Data) {
+            return;
+        }
+        if self.provisional {
+            self.resume(old);
+        }
+        if !self.mask_ready {
+            self.mask = self.core.j0;
+            old.encrypt_block(&mut self.mask);
+            self.mask_ready = true;
+        }
+        // Hash the whole blocks held back; a partial block (AAD, or the open data block,
+        // which starts on a block boundary) moves to the front.
+        let n = self.held_len as usize;
+        let whole = n / BLOCK * BLOCK;
+        if whole > 0 {
+            old.ghash(&mut self.core.y, &self.held[..whole]);
+            self.held.copy_within(whole..n, 0);
+            self.held_len = (n - whole) as u8;
+        }
+    }
+
+    /// Replaces the counter block the next data starts from (libgcrypt's `setctr` on a
+    /// GCM handle). Only between whole blocks of data: inside a partial data block the
+    /// keystream and GHASH blocks would come apart, which this state cannot represent
+    /// (`InvalidState`). J0, and so the tag mask, stays.
+    pub fn set_counter(&mut self, ctr: &[u8; 16]) -> Result<(), Error> {
+        if self.phase == Phase::Data && self.open_len > 0 {
+            return Err(Error::InvalidState);
+        }
+        self.core.ctr = *ctr;
+        Ok(())
     }
 
     /// Adds associated data; any length, any number of calls, before the first data.
@@ -221,7 +261,13 @@ impl Message {
         if self.phase == Phase::Aad {
             let aad = self.held_len as usize;
             let end = aad.next_multiple_of(BLOCK) + len.next_multiple_of(BLOCK);
-            if self.core.aad_len == aad as u64 && end + BLOCK <= HOLD && key.fits_short(aad, len) {
+            // (Not after `before_rekey`, whose mask is the old key's, nor after
+            // `set_counter`: the one pass counts from J0.)
+            let mut first = self.core.j0;
+            inc32(&mut first);
+            let whole_message =
+                self.core.aad_len == aad as u64 && !self.mask_ready && self.core.ctr == first;
+            if whole_message && end + BLOCK <= HOLD && key.fits_short(aad, len) {
                 // SAFETY: forwarded from the caller.
                 unsafe { self.first_data_short(key, dir, src, dst, len) };
                 return Ok(());
