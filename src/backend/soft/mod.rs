@@ -64,6 +64,7 @@ unsafe fn ctr_group(k: &SoftKey, ctr: &mut [u8; 16], src: *const u8, dst: *mut u
 
 impl Backend for Soft {
     const NAME: &'static core::ffi::CStr = c"soft";
+    const KEY_BYTES: usize = core::mem::size_of::<SoftKey>();
 
     fn is_available() -> bool {
         true

@@ -19,6 +19,8 @@ macro_rules! x86_backend {
 
             impl Backend for $ty {
                 const NAME: &'static core::ffi::CStr = $name;
+                const KEY_BYTES: usize =
+                    core::mem::size_of::<crate::backend::x86_64::common::XKey>();
 
                 fn is_available() -> bool {
                     $available()
