@@ -28,7 +28,21 @@ pub(crate) fn expand(key: &[u8], rk: &mut RoundKeys) -> usize {
 #[inline(always)]
 pub(crate) fn expand_with(key: &[u8], sub_word: impl Fn(u32) -> u32, rk: &mut RoundKeys) -> usize {
     debug_assert!(matches!(key.len(), 16 | 24 | 32));
-    let nk = key.len() / 4;
+    // One copy per key size, so that the word index's `% NK` is a constant's.
+    match key.len() {
+        16 => expand_nk::<4>(key, sub_word, rk),
+        24 => expand_nk::<6>(key, sub_word, rk),
+        _ => expand_nk::<8>(key, sub_word, rk),
+    }
+}
+
+#[inline(always)]
+fn expand_nk<const NK: usize>(
+    key: &[u8],
+    sub_word: impl Fn(u32) -> u32,
+    rk: &mut RoundKeys,
+) -> usize {
+    let nk = NK;
     let rounds = nk + 6;
     let total = 4 * (rounds + 1);
     // Words are little-endian u32s of their four bytes: RotWord, which moves byte 0 to

@@ -47,12 +47,20 @@ pub(crate) enum Direction {
 /// leaves room in nettle's 4096-byte `struct gcm_key` for the mode's own header.
 pub(crate) const MATERIAL_BYTES: usize = 3840;
 
+use core::mem::MaybeUninit;
+
 /// Backend-private expanded key. Each backend views it as its own `#[repr(C)]` struct of
 /// integers through [`Material::view`], so any bit pattern is valid and copying is safe.
+///
+/// Only the part a backend's layout covers is ever written: a key set up per call (a
+/// raw-key one-shot) does not pay for zeroing or wiping all of it. `init` says how many
+/// bytes at the start are initialized; [`Material::view`] checks that its type lies
+/// within them.
 #[repr(C, align(16))]
 #[derive(Clone)]
 pub struct Material {
-    words: [u64; MATERIAL_BYTES / 8],
+    words: [MaybeUninit<u64>; MATERIAL_BYTES / 8],
+    init: u64,
 }
 
 /// Marker for the backends' key layouts: plain integer data, no padding requirements
@@ -64,32 +72,56 @@ pub struct Material {
 pub(crate) unsafe trait Plain: Sized {}
 
 impl Material {
-    pub(crate) const fn zeroed() -> Self {
+    /// Nothing initialized yet (and, unlike a constant, nothing written: no memset).
+    #[inline(always)]
+    pub(crate) fn uninit() -> Self {
         Material {
-            words: [0; MATERIAL_BYTES / 8],
+            // SAFETY: an array of `MaybeUninit` needs no initialization (the pattern of
+            // `MaybeUninit`'s documentation).
+            words: unsafe {
+                MaybeUninit::<[MaybeUninit<u64>; MATERIAL_BYTES / 8]>::uninit().assume_init()
+            },
+            init: 0,
         }
     }
 
+    /// The backend's layout as written at key setup by [`Material::view_mut`].
     pub(crate) fn view<T: Plain>(&self) -> &T {
         const { assert!(core::mem::size_of::<T>() <= MATERIAL_BYTES) };
         const { assert!(core::mem::align_of::<T>() <= 16) };
+        assert!(
+            core::mem::size_of::<T>() as u64 <= self.init,
+            "key material not set up"
+        );
         // SAFETY: `T: Plain` is a plain integer aggregate that fits (checked above) in
-        // this 16-byte-aligned buffer, and every bit pattern is a valid `T`.
+        // this 16-byte-aligned buffer, its bytes are initialized (checked), and every
+        // bit pattern is a valid `T`.
         unsafe { &*(self.words.as_ptr() as *const T) }
     }
 
+    /// The backend's layout for key setup: zeroed, then handed out for writing.
     pub(crate) fn view_mut<T: Plain>(&mut self) -> &mut T {
         const { assert!(core::mem::size_of::<T>() <= MATERIAL_BYTES) };
         const { assert!(core::mem::align_of::<T>() <= 16) };
-        // SAFETY: as in `view`; the exclusive borrow of `self` covers the whole `T`.
-        unsafe { &mut *(self.words.as_mut_ptr() as *mut T) }
+        let p = self.words.as_mut_ptr() as *mut T;
+        // SAFETY: as in `view`; the zeroes make every byte of the `T` initialized, and
+        // the exclusive borrow of `self` covers it.
+        unsafe {
+            core::ptr::write_bytes(p as *mut u8, 0, core::mem::size_of::<T>());
+            self.init = core::mem::size_of::<T>() as u64;
+            &mut *p
+        }
     }
 
     /// Overwrites the first `bytes` of the key material (rounded up to whole words) with
     /// zeros in a way the optimizer may not remove.
     pub(crate) fn wipe_prefix(&mut self, bytes: usize) {
         let words = bytes.div_ceil(8).min(self.words.len());
-        crate::secret::wipe_u64(&mut self.words[..words]);
+        for w in &mut self.words[..words] {
+            // SAFETY: `w` is a valid, exclusive place for one u64 (initialized or not).
+            unsafe { core::ptr::write_volatile(w.as_mut_ptr(), 0) };
+        }
+        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
     }
 }
 

@@ -31,9 +31,10 @@ impl Key {
 
     /// No key (zeroed material, no backend): a place to expand one into with
     /// [`Key::init_in_place`], so that the expanded key is never moved.
-    pub(crate) const fn empty() -> Key {
+    #[inline(always)]
+    pub(crate) fn empty() -> Key {
         Key {
-            material: Material::zeroed(),
+            material: Material::uninit(),
             backend: 0,
             key_len: 0,
         }
@@ -92,13 +93,12 @@ impl Key {
         self.key_len as usize
     }
 
-    /// Overwrites all key material (the bytes its backend's layout uses; all of them if
-    /// the stored backend is not one of this build). The key is unusable afterwards until
+    /// Overwrites all key material (the bytes its backend's layout uses; a key that no
+    /// backend of this build set up holds none). The key is unusable afterwards until
     /// re-expanded.
     pub fn wipe(&mut self) {
-        match BackendId::from_u8(self.backend) {
-            Some(id) => with_backend!(id, B => self.material.wipe_prefix(B::KEY_BYTES)),
-            None => self.material.wipe_prefix(backend::MATERIAL_BYTES),
+        if let Some(id) = BackendId::from_u8(self.backend) {
+            with_backend!(id, B => self.material.wipe_prefix(B::KEY_BYTES));
         }
     }
 

@@ -32,13 +32,21 @@ pub(crate) unsafe fn init(k: &mut XKey, key: &[u8]) {
     unsafe {
         expand_key(k, key);
         let h = aes_block(k, _mm_setzero_si128());
-        let h1 = mul_x(_mm_shuffle_epi8(h, bswap_mask()));
-        let mut p = h1;
-        for i in (0..16).rev() {
-            store(k.h[i].as_mut_ptr(), p);
-            let fold = _mm_xor_si128(p, _mm_shuffle_epi32::<0x4e>(p));
-            store(k.hk[i].as_mut_ptr(), fold);
-            p = dot(p, h1);
+        // Powers H^1..H^16 as a tree (H^(n+m) = H^n·H^m): four products deep, not
+        // fifteen, which matters to callers that set up a key per message.
+        let mut p = [_mm_setzero_si128(); 17];
+        p[1] = mul_x(_mm_shuffle_epi8(h, bswap_mask()));
+        let mut have = 1;
+        while have < 16 {
+            for n in 1..=have {
+                p[have + n] = dot(p[have], p[n]);
+            }
+            have *= 2;
+        }
+        for n in 1..=16 {
+            let fold = _mm_xor_si128(p[n], _mm_shuffle_epi32::<0x4e>(p[n]));
+            store(k.h[16 - n].as_mut_ptr(), p[n]);
+            store(k.hk[16 - n].as_mut_ptr(), fold);
         }
     }
 }
