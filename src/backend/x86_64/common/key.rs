@@ -43,9 +43,9 @@ pub(crate) unsafe fn init(k: &mut XKey, key: &[u8]) {
             }
             have *= 2;
         }
-        for n in 1..=16 {
-            let fold = _mm_xor_si128(p[n], _mm_shuffle_epi32::<0x4e>(p[n]));
-            store(k.h[16 - n].as_mut_ptr(), p[n]);
+        for (n, &pn) in p.iter().enumerate().skip(1) {
+            let fold = _mm_xor_si128(pn, _mm_shuffle_epi32::<0x4e>(pn));
+            store(k.h[16 - n].as_mut_ptr(), pn);
             store(k.hk[16 - n].as_mut_ptr(), fold);
         }
     }
