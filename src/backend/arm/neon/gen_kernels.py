@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
-# gen-arm-neon.py - generates src/backend/arm/neon/kernels.rs, the ARMv7 NEON kernels of
-# the `arm-neon` backend, as one `asm!` block per loop.
+# gen_kernels.py - generates kernels.rs (beside this file), the ARMv7 NEON kernels of the
+# `arm-neon` backend, as one `asm!` block per loop.
 #
 # Why a generator: the kernels are long straight-line programs (a bit-sliced AES round is
 # ~200 NEON instructions, GHASH with vmull.p8 ~70 per block) over more values than NEON's
 # sixteen q registers hold. They are written here over *virtual* values; a small
 # allocator maps them onto q0-q15 (furthest-next-use eviction, constants and table
 # entries re-loaded from memory instead of spilled, other values spilled to a scratch
-# buffer). `--check` runs the generated instruction text on a tiny NEON interpreter
-# against a plain Python AES and GHASH before anything is written, so an allocation or
-# algebra mistake shows up here, not only under qemu.
+# buffer). Every run first executes the generated instruction text on a tiny NEON
+# interpreter against a plain Python AES and GHASH, so an allocation or algebra mistake
+# shows up here, not only under qemu. The S-box gates are read from the shared circuit,
+# src/backend/sbox.rs.
 #
-# Usage: scripts/gen-arm-neon.py [--check] [--verify] [--out FILE]
-#   --check   run every kernel on the interpreter against the reference first
-#   --verify  do not write: exit 1 if the file differs from what would be generated
+# Usage (the same contract as the other generators under src/backend, gen_*.py):
+#   python3 src/backend/arm/neon/gen_kernels.py             check, then write kernels.rs
+#   python3 src/backend/arm/neon/gen_kernels.py --verify    write nothing: exit 1 unless the
+#                                                           check passes and kernels.rs is
+#                                                           what this generates (scripts/test.sh)
+#   python3 src/backend/arm/neon/gen_kernels.py --only NAME check one kernel, print its
+#                                                           statistics, write nothing
 # Python 3 standard library only.
 import argparse
 import os
@@ -21,14 +26,16 @@ import random
 import re
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, 'kernels.rs')
+SBOX = os.path.join(HERE, '..', '..', 'sbox.rs')
 
 # General-purpose registers used by the kernels (Rust reserves r6, r7, r9, r11, sp, pc).
 # Every kernel gets its pointers in fixed registers so the asm text needs no operands.
 R_KEY, R_KEY2, R_SRC, R_DST, R_N, R_H, R_CONST, R_SCR, R_Y = (
     'r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r8', 'r10', 'r12')
 
-# Layout of the constant table (bytes), shared with mod.rs (CONSTS).
+# Layout of the constant table (bytes), shared with run.rs (CONSTS).
 C_K48, C_K32, C_K16 = 0, 8, 16          # d masks for the vmull.p8 fold
 C_SR = 32                              # ShiftRows index, row-major state
 C_CTR = 48                             # native counter (rev32) -> row-major big-endian
@@ -37,7 +44,7 @@ C_M55, C_M33, C_M0F = 80, 96, 112      # transpose masks (q)
 C_ONE = 128                            # (0, 0, 0, 1) as u32 lanes
 CONST_BYTES = 144
 
-# Scratch buffer layout (bytes), shared with mod.rs: counter (native, rev32 form) at 0,
+# Scratch buffer layout (bytes), shared with run.rs: counter (native, rev32 form) at 0,
 # spill slots from 16.
 S_CTR = 0
 S_SPILL = 16
@@ -260,7 +267,7 @@ def parse_sbox():
     """The Boyar-Peralta gates of the shared S-box circuit (src/backend/sbox.rs), used
     here verbatim as a netlist; the circuit leaves out the affine constant (folded into
     the keys)."""
-    text = open(os.path.join(ROOT, 'src/backend/sbox.rs')).read()
+    text = open(SBOX).read()
     body = text[text.index('fn sub_bytes_planes'):]
     gates = re.findall(r'let (\w+) = (\w+) ([\^&]) (\w+);', body)
     outs = re.findall(r'q\[(\d)\] = !?\(?(\w+) \^ (\w+)\)?;', body)
@@ -436,7 +443,7 @@ def reduce(p, lo, hi, mid):
 
 
 def load_y(p):
-    return p.ldu(R_Y, 0)   # kept in vrev64 form in memory (see mod.rs)
+    return p.ldu(R_Y, 0)   # kept in vrev64 form in memory (see run.rs)
 
 
 # ------------------------------------------------------------------ kernels
@@ -492,7 +499,7 @@ for _r, _bits in ((10, 128), (12, 192), (14, 256)):
                         f'AES-{_bits}: {_what}, 8 blocks per iteration'))
 
 
-# ------------------------------------------------------------------ interpreter (--check)
+# ------------------------------------------------------------------ interpreter (the check before writing)
 M64 = (1 << 64) - 1
 
 
@@ -609,7 +616,7 @@ def clmul(a, b):
     return r
 
 
-# Reference AES and GHASH (plain Python, for --check only).
+# Reference AES and GHASH (plain Python, for the check only).
 def xt(a):
     a <<= 1
     return a ^ 0x11b if a & 0x100 else a
@@ -678,7 +685,7 @@ def gf_mul(x, y):   # GCM spec algorithm on 128-bit big-endian ints
 
 
 def key_material(key):
-    """What mod.rs computes at key setup (mirrored here): bit-sliced round keys with 0x63
+    """What key.rs computes at key setup (mirrored here): bit-sliced round keys with 0x63
     folded in from round 1 on, and the vmull.p8 operands of H^k·x^-1 (reflected form)."""
     rks, rounds = expand(key)
     mem = bytearray(15 * 128)
@@ -785,7 +792,8 @@ def check(lines, name, rng):
 
 # ------------------------------------------------------------------ output
 HEADER = '''\
-// @generated by scripts/gen-arm-neon.py -- do not edit; edit the generator and re-run it.
+// @generated by src/backend/arm/neon/gen_kernels.py -- edit that, not this file, and re-run
+// it (`--verify` checks that this file is what it generates).
 //
 // Each kernel is one `asm!` block holding one loop. Pointers arrive in fixed registers
 // (see the generator: key r0, key+1024 r1, src r2, dst r3, count r4, H powers r5,
@@ -800,7 +808,7 @@ def rust_fn(name, doc, lines):
 ///
 /// # Safety
 /// `k` points to the bit-sliced round keys (1920 bytes), `h` to the H powers, `c` to
-/// [`super::CONSTS`], `s` to a 16-byte aligned scratch buffer of {SCRATCH_BYTES} bytes whose first
+/// `CONSTS` (run.rs), `s` to a 16-byte aligned scratch buffer of {SCRATCH_BYTES} bytes whose first
 /// 16 bytes hold the counter (native lanes), `y` to the GHASH state (vrev64 form);
 /// `src`/`dst` hold `16 * n` bytes (GHASH: `src` only), `n` a positive multiple of 8.
 #[inline(never)]
@@ -842,11 +850,10 @@ CLOBBERS = '\n'.join(f'            out("d{i}") _,' for i in range(16)) + '\n    
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--check', action='store_true')
-    ap.add_argument('--out', default=os.path.join(ROOT, 'src/backend/arm/neon/kernels.rs'))
-    ap.add_argument('--verify', action='store_true')
-    ap.add_argument('--only')
+    ap = argparse.ArgumentParser(description='Generates kernels.rs (see the comment at the top).')
+    ap.add_argument('--verify', action='store_true',
+                    help='write nothing: exit 1 unless the check passes and kernels.rs is current')
+    ap.add_argument('--only', metavar='NAME', help='check one kernel only; write nothing')
     args = ap.parse_args()
     rng = random.Random(1)
     parts = [HEADER]
@@ -857,23 +864,23 @@ def main():
         p = mk()
         lines, st = allocate(p)
         ninsn = sum(1 for l in lines if not l.endswith(':'))
-        msg = f'{name}: {ninsn} instructions, {st["spill"]} spills, {st["reload"]} reloads, {st["remat"]} loads'
-        if args.check:
-            ok = all(check(lines, name, rng) for _ in range(2))
-            msg += ': ' + ('ok' if ok else 'MISMATCH')
-            bad += not ok
-        print(msg, file=sys.stderr)
+        ok = all(check(lines, name, rng) for _ in range(2))
+        bad += not ok
+        print(f'{name}: {ninsn} instructions, {st["spill"]} spills, {st["reload"]} reloads, '
+              f'{st["remat"]} loads: ' + ('ok' if ok else 'MISMATCH'), file=sys.stderr)
         parts.append(rust_fn(name, doc, lines))
     if bad:
         sys.exit(1)
+    if args.only:
+        return
+    text = ''.join(parts)
     if args.verify:
-        same = os.path.exists(args.out) and open(args.out).read() == ''.join(parts)
-        print(f'{args.out}: ' + ('up to date' if same else 'STALE (re-run the generator)'), file=sys.stderr)
+        same = os.path.exists(OUT) and open(OUT).read() == text
+        print(f'{os.path.relpath(OUT)}: ' + ('up to date' if same else 'STALE (run the generator)'),
+              file=sys.stderr)
         sys.exit(0 if same else 1)
-    if not args.only:
-        os.makedirs(os.path.dirname(args.out), exist_ok=True)
-        with open(args.out, 'w') as fh:
-            fh.write(''.join(parts))
+    with open(OUT, 'w') as fh:
+        fh.write(text)
 
 
 if __name__ == '__main__':
