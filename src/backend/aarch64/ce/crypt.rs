@@ -1,5 +1,5 @@
-//! The fused entry of `aarch64-ce`: CTR with GHASH of the ciphertext over whole blocks,
-//! and CTR alone.
+//! The kernels of `aarch64-ce`: CTR with GHASH of the ciphertext over whole blocks (run
+//! by the fused entry in `../common.rs`), and CTR alone.
 //!
 //! Whole groups of eight blocks go to a stitched kernel, one per key size, direction and
 //! variant (`kernel_enc_aes128`, …: the names `scripts/model-arm.sh` looks for), whose

@@ -1,5 +1,5 @@
-//! The kernels of `aarch64-neon`: CTR with GHASH of the ciphertext, and CTR alone, over
-//! groups of eight blocks, and the tails.
+//! The kernels of `aarch64-neon`: CTR with GHASH of the ciphertext (run by the fused
+//! entry in `../common.rs`), and CTR alone, over groups of eight blocks, and the tails.
 //!
 //! CTR and GHASH run in the same loop; in decryption the GHASH input does not wait for
 //! the AES, so the out-of-order core overlaps the two. A tail of 0..=7 blocks (and J0,

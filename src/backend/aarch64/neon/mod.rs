@@ -11,7 +11,8 @@
 //! - `crypt.rs`: the kernels (`kernel_enc_aes128`, …, `kernel_ctr_aes128`; GHASH alone
 //!   is `ghash.rs`' `kernel_ghash`), with AES rounds and GHASH forms fully unrolled (const
 //!   generic round count, macros), so the steady-state loop `scripts/model-arm.sh`
-//!   models is one whole iteration of 128 bytes; and the tails.
+//!   models is one whole iteration of 128 bytes; and the tails. The fused entry that
+//!   runs them is `../common.rs`' (shared with `aarch64-ce`).
 //!
 //! Counter blocks, CTR tails and the tag's E(K, J0) all go through the same eight-lane
 //! AES (unused lanes are computed and dropped).
