@@ -4,7 +4,7 @@
 //! Round keys 0..Nr-1 are sliced in the kernels' row-major state order, round Nr in
 //! column-major order (the last round's ShiftRows and the way back to column-major are
 //! one `vtbl`); 0x63, the S-box's affine constant, is folded into rounds 1..Nr. For each
-//! power H^k, k = 1..8 (128 bytes, `HPOW_BYTES` in the generator): its low half, high
+//! power H^k, k = 1..8 (128 bytes, `HPOW_BYTES` in `neon_prog.py`): its low half, high
 //! half and their XOR (the Karatsuba middle operand), each as the 64-bit word and its
 //! rotations by 1..4 bytes. The powers are computed on `u128`s in the spec's bit order,
 //! without branches, and stored as H^k·x^-1 so the kernels' reflected product needs no

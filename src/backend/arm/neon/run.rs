@@ -2,11 +2,11 @@
 //! the scratch block that carries the counter and their spills, the GHASH state in
 //! their byte order, and the one call per run of whole groups.
 //!
-//! Layouts here are shared with the generator (`C_*`, `S_*` in `gen_kernels.py`).
+//! Layouts here are shared with the generator (`C_*`, `S_*` in `neon_prog.py`).
 
 use super::{kernels, NeonKey, GROUP};
 
-/// Constant table of the kernels (layout: `C_*` in the generator).
+/// Constant table of the kernels (layout: `C_*` in `neon_prog.py`).
 #[repr(C, align(16))]
 struct Consts([u8; 144]);
 
@@ -50,7 +50,7 @@ const fn consts() -> [u8; 144] {
     c
 }
 
-/// Spill area and counter of one kernel call (layout: `S_*` in the generator).
+/// Spill area and counter of one kernel call (layout: `S_*` in `neon_prog.py`).
 #[repr(C, align(16))]
 struct Scratch([u64; 128]);
 
