@@ -61,27 +61,25 @@ HELPER=$ROOT/scripts/model-arm.py
 # exactly that many such instructions (catches a rolled inner loop being modelled instead).
 KERNELS=$(cat <<'TABLE'
 # id            target bytes cpus     symbol
-enc128          a64    128   a64      aarch64::ce::kernel_enc_aes128   # stitched CTR+GHASH, 8 blocks; expect aese=80 pmull=26
-enc192          a64    128   a64      aarch64::ce::kernel_enc_aes192   # expect aese=96 pmull=26
-enc256          a64    128   a64      aarch64::ce::kernel_enc_aes256   # expect aese=112 pmull=26
-dec128          a64    128   a64      aarch64::ce::kernel_dec_aes128   # expect aese=80 pmull=26
-dec192          a64    128   a64      aarch64::ce::kernel_dec_aes192   # expect aese=96 pmull=26
-dec256          a64    128   a64      aarch64::ce::kernel_dec_aes256   # expect aese=112 pmull=26
-ghash           a64    256   a64      aarch64::ce::kernel_ghash        # GHASH only, 16 blocks; expect pmull=50
-enc128-eor3     a64    128   a64      aarch64::ce::kernel_enc_aes128_eor3 # EOR3 variant (SHA3 cores); expect aese=80 pmull=26
-enc256-eor3     a64    128   a64      aarch64::ce::kernel_enc_aes256_eor3 # EOR3 variant (SHA3 cores); expect aese=112 pmull=26
-dec128-eor3     a64    128   a64      aarch64::ce::kernel_dec_aes128_eor3 # EOR3 variant (SHA3 cores); expect aese=80 pmull=26
-neon-ghash      a64    128   a64      aarch64::neon::kernel_ghash       # NEON pmull.8b GHASH, 8 blocks, one placement+reduction; expect pmull=192
-neon-ctr128     a64    128   a64      aarch64::neon::kernel_ctr_aes128  # bit-sliced AES-128 CTR, 8 blocks
-neon-ctr256     a64    128   a64      aarch64::neon::kernel_ctr_aes256  # bit-sliced AES-256 CTR, 8 blocks
-neon-enc128     a64    128   a64      aarch64::neon::kernel_enc_aes128  # bit-sliced CTR + pmull.8b GHASH; expect pmull=192
-neon-dec128     a64    128   a64      aarch64::neon::kernel_dec_aes128  # expect pmull=192
-neon-enc256     a64    128   a64      aarch64::neon::kernel_enc_aes256  # expect pmull=192
-# aarch64_neon / arm_ce / arm_neon kernels: add rows as they land, e.g.
-#   neon-ghash  a64    64    a64      aarch64::neon::kernel_ghash
-#   a32-enc128  a32    64    a32ce    arm_ce::kernel_enc_aes128
-#   a32-ghash   a32    16    a32neon  arm_neon::kernel_ghash
-# arm_neon (ARMv7 NEON, no crypto extensions): generated asm, 8 blocks per iteration;
+enc128          a64    128   a64      aarch64::ce::crypt::kernel_enc_aes128   # stitched CTR+GHASH, 8 blocks; expect aese=80 pmull=26
+enc192          a64    128   a64      aarch64::ce::crypt::kernel_enc_aes192   # expect aese=96 pmull=26
+enc256          a64    128   a64      aarch64::ce::crypt::kernel_enc_aes256   # expect aese=112 pmull=26
+dec128          a64    128   a64      aarch64::ce::crypt::kernel_dec_aes128   # expect aese=80 pmull=26
+dec192          a64    128   a64      aarch64::ce::crypt::kernel_dec_aes192   # expect aese=96 pmull=26
+dec256          a64    128   a64      aarch64::ce::crypt::kernel_dec_aes256   # expect aese=112 pmull=26
+ghash           a64    256   a64      aarch64::ce::ghash::kernel_ghash        # GHASH only, 16 blocks; expect pmull=50
+enc128-eor3     a64    128   a64      aarch64::ce::crypt::kernel_enc_aes128_eor3 # EOR3 variant (SHA3 cores); expect aese=80 pmull=26
+enc256-eor3     a64    128   a64      aarch64::ce::crypt::kernel_enc_aes256_eor3 # EOR3 variant (SHA3 cores); expect aese=112 pmull=26
+dec128-eor3     a64    128   a64      aarch64::ce::crypt::kernel_dec_aes128_eor3 # EOR3 variant (SHA3 cores); expect aese=80 pmull=26
+neon-ghash      a64    128   a64      aarch64::neon::ghash::kernel_ghash # NEON pmull.8b GHASH, 8 blocks, one placement+reduction; expect pmull=192
+neon-ctr128     a64    128   a64      aarch64::neon::crypt::kernel_ctr_aes128 # bit-sliced AES-128 CTR, 8 blocks
+neon-ctr256     a64    128   a64      aarch64::neon::crypt::kernel_ctr_aes256 # bit-sliced AES-256 CTR, 8 blocks
+neon-enc128     a64    128   a64      aarch64::neon::crypt::kernel_enc_aes128 # bit-sliced CTR + pmull.8b GHASH; expect pmull=192
+neon-dec128     a64    128   a64      aarch64::neon::crypt::kernel_dec_aes128 # expect pmull=192
+neon-enc256     a64    128   a64      aarch64::neon::crypt::kernel_enc_aes256 # expect pmull=192
+# AArch32 crypto-extension kernels: add rows as they land, e.g.
+#   a32ce-enc128  a32  128   a32ce    arm::ce::crypt::kernel_enc_aes128
+# arm::neon (ARMv7 NEON, no crypto extensions): generated asm, 8 blocks per iteration;
 # vtbl = 16 per AES round (ShiftRows) + 16 (counter blocks), vmull = 8 x 3 per GHASH block
 a32-ghash       a32    128   a32neon  arm::neon::kernels::kernel_ghash        # vmull.p8 GHASH, 8 blocks; expect vmull=192
 a32-ctr128      a32    128   a32neon  arm::neon::kernels::kernel_ctr_aes128   # bit-sliced AES-128 CTR, 8 blocks; expect vtbl=176

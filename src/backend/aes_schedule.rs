@@ -100,7 +100,7 @@ pub(crate) fn sub_word(w: u32) -> u32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn hex(s: &str) -> Vec<u8> {
@@ -111,8 +111,8 @@ mod tests {
     }
 
     /// The S-box from its definition (inverse in GF(2^8), then the affine map), with
-    /// data-dependent branches: fine for a test reference.
-    fn sbox_reference(x: u8) -> u8 {
+    /// data-dependent branches: fine for a test reference (also `soft`'s).
+    pub(crate) fn sbox_reference(x: u8) -> u8 {
         let mul = |mut a: u8, mut b: u8| {
             let mut p = 0;
             while b != 0 {
@@ -145,27 +145,30 @@ mod tests {
         }
     }
 
+    /// FIPS-197 Appendix A, the key expansion examples: key, rounds, last round key
+    /// (also checked through `soft`'s bit-sliced schedule).
+    pub(crate) const FIPS197_APPENDIX_A: [(&str, usize, &str); 3] = [
+        (
+            "2b7e151628aed2a6abf7158809cf4f3c",
+            10,
+            "d014f9a8c9ee2589e13f0cc8b6630ca6",
+        ),
+        (
+            "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b",
+            12,
+            "e98ba06f448c773c8ecc720401002202",
+        ),
+        (
+            "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4",
+            14,
+            "fe4890d1e6188d0b046df344706c631e",
+        ),
+    ];
+
     /// FIPS-197 Appendix A: the key expansion examples (first and last round keys).
     #[test]
     fn fips197_appendix_a() {
-        let cases = [
-            (
-                "2b7e151628aed2a6abf7158809cf4f3c",
-                10,
-                "d014f9a8c9ee2589e13f0cc8b6630ca6",
-            ),
-            (
-                "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b",
-                12,
-                "e98ba06f448c773c8ecc720401002202",
-            ),
-            (
-                "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4",
-                14,
-                "fe4890d1e6188d0b046df344706c631e",
-            ),
-        ];
-        for (key_hex, rounds, last_hex) in cases {
+        for (key_hex, rounds, last_hex) in FIPS197_APPENDIX_A {
             let key = hex(key_hex);
             let mut rk = [[0xa5; 16]; 15];
             assert_eq!(expand(&key, &mut rk), rounds);

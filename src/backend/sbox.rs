@@ -1,6 +1,6 @@
 //! The AES S-box as a circuit of 120 XOR/AND gates, written once for every bit-sliced
 //! AES here (the `soft` backend on `u64`s, `aarch64-neon` on NEON registers, and, read
-//! from this file by `scripts/gen-arm-neon.py`, the generated AArch32 kernels) and for
+//! from this file by `arm/neon/gen_kernels.py`, the generated AArch32 kernels) and for
 //! the constant-time key schedule (`aes_schedule.rs`).
 //!
 //! Joan Boyar and René Peralta, "A depth-16 circuit for the AES S-box" (IACR ePrint

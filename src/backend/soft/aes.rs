@@ -11,13 +11,15 @@
 //! of block `lane`, so the rows are the four 16-bit quarters of the word:
 //!
 //! - SubBytes is the Boyar–Peralta depth-16 S-box circuit ("A depth-16 circuit for the
-//!   AES S-box", IACR ePrint 2011/332): the GF(2^8) inversion and affine map written as
-//!   128 AND/XOR/XNOR gates evaluated on whole words;
+//!   AES S-box", IACR ePrint 2011/332), shared in `backend/sbox.rs`: the GF(2^8)
+//!   inversion and affine map as 120 AND/XOR gates evaluated on whole words, then the
+//!   affine constant as four NOTs;
 //! - ShiftRows rotates the columns inside each 16-bit row (fixed shifts and masks);
 //! - MixColumns needs the other rows of the same column, which are plain 16- and
 //!   32-bit rotations of the word, and multiplication by x, which only moves words;
-//! - the key schedule runs its SubWord through the same circuit, and each round key is
-//!   stored bit-sliced and copied into all four lanes, so AddRoundKey is eight XORs.
+//! - the key schedule is the shared one (`backend/aes_schedule.rs`, SubWord through the
+//!   same circuit); each round key is stored bit-sliced and copied into all four lanes,
+//!   so AddRoundKey is eight XORs.
 //!
 //! Going in and out of this form is a fixed byte shuffle plus an 8×8 bit-matrix
 //! transpose across the words. Every operation is a shift, rotate, AND, OR or XOR on
@@ -254,6 +256,7 @@ pub(crate) fn encrypt4(k: &BitslicedKey, blocks: &mut [[u8; 16]; 4]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::aes_schedule::tests::{sbox_reference, FIPS197_APPENDIX_A};
     use aes_gcm::aes::cipher::{BlockEncrypt, KeyInit};
     use aes_gcm::aes::{Aes128, Aes192, Aes256, Block};
 
@@ -373,58 +376,15 @@ mod tests {
 
     #[test]
     fn fips197_appendix_a_key_expansion() {
-        let cases = [
-            (
-                "2b7e151628aed2a6abf7158809cf4f3c",
-                10,
-                "d014f9a8c9ee2589e13f0cc8b6630ca6",
-            ),
-            (
-                "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b",
-                12,
-                "e98ba06f448c773c8ecc720401002202",
-            ),
-            (
-                "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4",
-                14,
-                "fe4890d1e6188d0b046df344706c631e",
-            ),
-        ];
-        for (key_hex, rounds, last_hex) in cases {
+        for (key_hex, rounds, last_hex) in FIPS197_APPENDIX_A {
             let key = hex(key_hex);
             let k = expanded(&key);
-            assert_eq!(k.rounds, rounds);
+            assert_eq!(k.rounds, rounds as u64);
             // The first round key is the key itself (its first 16 bytes).
             assert_eq!(round_key_bytes(&k, 0)[..], key[..16]);
-            assert_eq!(round_key_bytes(&k, rounds as usize), block(last_hex));
-            assert!(k.rk[8 * (rounds as usize + 1)..].iter().all(|&x| x == 0));
+            assert_eq!(round_key_bytes(&k, rounds), block(last_hex));
+            assert!(k.rk[8 * (rounds + 1)..].iter().all(|&x| x == 0));
         }
-    }
-
-    fn gf_mul(mut a: u8, mut b: u8) -> u8 {
-        let mut p = 0;
-        while b != 0 {
-            if b & 1 != 0 {
-                p ^= a;
-            }
-            a = (a << 1) ^ if a & 0x80 != 0 { 0x1b } else { 0 };
-            b >>= 1;
-        }
-        p
-    }
-
-    /// The AES S-box from its definition: inversion in GF(2^8), then the affine map.
-    fn sbox_reference(x: u8) -> u8 {
-        // x^254 = x^-1 (and 0 for 0).
-        let mut inv = 1u8;
-        for _ in 0..254 {
-            inv = gf_mul(inv, x);
-        }
-        inv ^ inv.rotate_left(1)
-            ^ inv.rotate_left(2)
-            ^ inv.rotate_left(3)
-            ^ inv.rotate_left(4)
-            ^ 0x63
     }
 
     #[test]

@@ -1,0 +1,132 @@
+//! What both AArch64 backends use: the counter block in a register, and vector
+//! instructions written as one-instruction `asm!`.
+//!
+//! The counter block is kept with each 32-bit word in native (little-endian) order, so
+//! that a vector add on lane 3 is inc32 (wrapping mod 2^32, as GCM requires); `rev32`
+//! turns it back into the big-endian block AES encrypts.
+//!
+//! [`crypt`] is the fused entry of both (`Backend::crypt`) around a backend's
+//! [`Kernels`]: the counter goes into native order and the GHASH state into natural bit
+//! order (`rbit`) once, whole groups go to the group kernel, the rest and J0 to the tail.
+//!
+//! Some instructions are written as `asm!` instead of intrinsics because LLVM rewrote the
+//! intrinsic into several instructions (PMULL2 into lane moves plus PMULL, TRN1 into a
+//! copy plus a lane insert), adding vector µops on the pipe the crypto instructions
+//! need. [`vector_insn!`] defines each such function once: register-only, `pure` and
+//! `nomem`, so LLVM still schedules it freely.
+
+use core::arch::aarch64::*;
+
+/// The counter block `ctr` with its 32-bit words in native order.
+#[inline(always)]
+pub(super) unsafe fn ctr_to_native(ctr: &[u8; 16]) -> uint32x4_t {
+    // SAFETY: 16 readable bytes; NEON is part of the AArch64 baseline.
+    unsafe { vreinterpretq_u32_u8(vrev32q_u8(vld1q_u8(ctr.as_ptr()))) }
+}
+
+/// Stores a native-order counter back as the big-endian block.
+#[inline(always)]
+pub(super) unsafe fn ctr_from_native(c: uint32x4_t, out: &mut [u8; 16]) {
+    // SAFETY: 16 writable bytes; NEON baseline.
+    unsafe { vst1q_u8(out.as_mut_ptr(), vrev32q_u8(vreinterpretq_u8_u32(c))) }
+}
+
+/// inc32 applied `i` times to a native-order counter.
+#[inline(always)]
+pub(super) unsafe fn ctr_add(c: uint32x4_t, i: u32) -> uint32x4_t {
+    // SAFETY: NEON baseline.
+    unsafe { vaddq_u32(c, vsetq_lane_u32::<3>(i, vdupq_n_u32(0))) }
+}
+
+/// Counter block number `i` after `c`, big-endian, ready to be encrypted.
+#[inline(always)]
+pub(super) unsafe fn ctr_block(c: uint32x4_t, i: u32) -> uint8x16_t {
+    // SAFETY: NEON baseline.
+    unsafe { vrev32q_u8(vreinterpretq_u8_u32(ctr_add(c, i))) }
+}
+
+/// `groups` whole groups from `src` to `dst`: advances the native counter and the GHASH
+/// state (natural bit order).
+pub(super) type GroupKernel<K> =
+    unsafe fn(&K, &mut uint32x4_t, &mut uint8x16_t, *const u8, *mut u8, usize);
+
+/// The fewer than a group of blocks after them (`n`), and `j0` (when given) encrypted in
+/// place as one more lane.
+pub(super) type TailKernel<K> = unsafe fn(
+    &K,
+    &mut uint32x4_t,
+    &mut uint8x16_t,
+    *const u8,
+    *mut u8,
+    usize,
+    Option<&mut [u8; 16]>,
+);
+
+/// A backend's kernels for one key size, direction and variant, as [`crypt`] runs them.
+pub(super) struct Kernels<K> {
+    pub(super) groups: GroupKernel<K>,
+    pub(super) tail: TailKernel<K>,
+}
+
+/// `Backend::crypt` over `kernels`, whose groups are `GROUP` blocks.
+///
+/// # Safety
+/// As for `Backend::crypt`; the CPU runs the kernels.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn crypt<K, const GROUP: usize>(
+    k: &K,
+    kernels: Kernels<K>,
+    ctr: &mut [u8; 16],
+    y: &mut [u8; 16],
+    src: *const u8,
+    dst: *mut u8,
+    blocks: usize,
+    j0: Option<&mut [u8; 16]>,
+) {
+    // SAFETY: `src`/`dst` hold 16*blocks bytes (caller's contract); NEON baseline.
+    unsafe {
+        let mut c = ctr_to_native(ctr);
+        let mut acc = vrbitq_u8(vld1q_u8(y.as_ptr()));
+        let groups = blocks / GROUP;
+        if groups > 0 {
+            (kernels.groups)(k, &mut c, &mut acc, src, dst, groups);
+        }
+        let done = groups * GROUP;
+        if done < blocks || j0.is_some() {
+            // J0 (first data of a message) rides along as one more lane of the tail.
+            (kernels.tail)(
+                k,
+                &mut c,
+                &mut acc,
+                src.add(16 * done),
+                dst.add(16 * done),
+                blocks - done,
+                j0,
+            );
+        }
+        ctr_from_native(c, ctr);
+        vst1q_u8(y.as_mut_ptr(), vrbitq_u8(acc));
+    }
+}
+
+/// Defines `unsafe fn name(a, b, …) -> uint8x16_t` as the one instruction `insn`, whose
+/// operands are `{r}` (the result) and the arguments by name, all vector registers.
+/// Attributes (`#[inline]`, `#[target_feature]`) come first; the caller's target features
+/// must include the instruction's.
+macro_rules! vector_insn {
+    ($($(#[$attr:meta])* fn $name:ident($($arg:ident),+) = $insn:literal;)+) => {$(
+        $(#[$attr])*
+        unsafe fn $name($($arg: uint8x16_t),+) -> uint8x16_t {
+            let r: uint8x16_t;
+            // SAFETY: one register-only instruction, no memory or flags; the target
+            // features (of this function or of every caller) guarantee it exists.
+            unsafe {
+                core::arch::asm!($insn, r = lateout(vreg) r, $($arg = in(vreg) $arg,)+
+                    options(pure, nomem, nostack, preserves_flags));
+            }
+            r
+        }
+    )+};
+}
+pub(super) use vector_insn;

@@ -1,0 +1,243 @@
+//! AES of `aarch64-neon`: bit-sliced eight blocks at a time in the Käsper–Schwabe
+//! arrangement ("Faster and timing-attack resistant AES-GCM", CHES 2009; OpenSSL's bsaes
+//! and Linux's aes-neonbs use the same idea).
+//!
+//! The 1024 state bits of eight blocks live in eight 128-bit registers, register `j`
+//! holding bit `j` of every state byte: its byte `k` is byte `k` of the AES state
+//! (FIPS-197 column-major order, k = row + 4·column) and bit `b` of that byte belongs to
+//! block `b`. So
+//! - entering and leaving the form is an 8×8 bit transpose per byte position (twelve
+//!   swap-moves across the registers);
+//! - SubBytes is the Boyar–Peralta depth-16 circuit (ePrint 2011/332, `backend/sbox.rs`,
+//!   the same gate list as `soft`) on whole registers; its affine constant 0x63 is folded
+//!   into the round keys (MixColumns maps a column of equal bytes c to itself, so the
+//!   constant passes unchanged to the next AddRoundKey);
+//! - ShiftRows is never executed ("fixslicing", Adomnicai–Peyrin, TCHES 2021/1): the
+//!   state of round r owes r ShiftRows, MixColumns is written for that phase (rotations
+//!   of 32-bit columns and of the whole register, no `tbl`), the round keys are stored
+//!   pre-shifted to match, and the owed rotation is paid once after the last round;
+//! - doubling in GF(2^8) inside MixColumns only renames registers plus three XORs.
+
+use super::{NeonKey, GROUP};
+use core::arch::aarch64::*;
+use core::ops::{BitAnd, BitXor};
+
+/// A register as an operand of the S-box circuit (so the gate list reads as in `soft`).
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+struct V(uint8x16_t);
+
+impl BitXor for V {
+    type Output = V;
+    #[inline(always)]
+    fn bitxor(self, o: V) -> V {
+        // SAFETY: NEON is part of the AArch64 baseline.
+        V(unsafe { veorq_u8(self.0, o.0) })
+    }
+}
+
+impl BitAnd for V {
+    type Output = V;
+    #[inline(always)]
+    fn bitand(self, o: V) -> V {
+        // SAFETY: NEON is part of the AArch64 baseline.
+        V(unsafe { vandq_u8(self.0, o.0) })
+    }
+}
+
+/// Exchanges bit s of the register index with bit s of the in-byte bit position for the
+/// pair (`a`: index bit clear, `b`: set); `mask` selects the positions with bit s clear.
+macro_rules! swap_across {
+    ($q:ident, $a:literal, $b:literal, $mask:literal, $s:literal) => {{
+        let m = vdupq_n_u8($mask);
+        let d = vandq_u8(veorq_u8(vshrq_n_u8::<$s>($q[$a]), $q[$b]), m);
+        $q[$a] = veorq_u8($q[$a], vshlq_n_u8::<$s>(d));
+        $q[$b] = veorq_u8($q[$b], d);
+    }};
+}
+
+/// The 8×8 bit transpose of byte k of all eight registers, for every k: with one block
+/// per register it yields the bit planes, and applied to the planes it gives the blocks
+/// back (an involution).
+#[inline(always)]
+unsafe fn transpose8(q: &mut [uint8x16_t; GROUP]) {
+    // SAFETY: NEON is part of the AArch64 baseline.
+    unsafe {
+        swap_across!(q, 0, 1, 0x55, 1);
+        swap_across!(q, 2, 3, 0x55, 1);
+        swap_across!(q, 4, 5, 0x55, 1);
+        swap_across!(q, 6, 7, 0x55, 1);
+        swap_across!(q, 0, 2, 0x33, 2);
+        swap_across!(q, 1, 3, 0x33, 2);
+        swap_across!(q, 4, 6, 0x33, 2);
+        swap_across!(q, 5, 7, 0x33, 2);
+        swap_across!(q, 0, 4, 0x0f, 4);
+        swap_across!(q, 1, 5, 0x0f, 4);
+        swap_across!(q, 2, 6, 0x0f, 4);
+        swap_across!(q, 3, 7, 0x0f, 4);
+    }
+}
+
+/// SubBytes without the affine constant (folded into the round keys): the shared
+/// Boyar–Peralta circuit (`backend/sbox.rs`) on whole registers.
+#[inline(always)]
+fn sub_bytes(q: &mut [uint8x16_t; GROUP]) {
+    // SAFETY: `V` is a transparent wrapper of `uint8x16_t`, so the arrays have one layout.
+    let v = unsafe { &mut *(q as *mut [uint8x16_t; GROUP] as *mut [V; GROUP]) };
+    crate::backend::sbox::sub_bytes_planes(v);
+}
+
+/// Bytes of rows 1 and 3 (byte index = row + 4·column).
+const ODD_ROWS: [u8; 16] = [
+    0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff,
+];
+
+/// MixColumns of a state that still owes Q ShiftRows ("fixsliced" in the manner of
+/// Adomnicai–Peyrin, TCHES 2021/1: ShiftRows is never applied, MixColumns is rewritten
+/// for the phase instead). If the true state is T(row, c) = S(row, c + Q·row), the
+/// byte one row down T(row + 1, c) is S(row + 1, c + Q) at our position: a rotation of
+/// each 32-bit column by one byte and a rotation of the register by Q columns. With a1
+/// that, MixColumns is 2(a + a1) + a1 + (a2 + a3), and a2 + a3 is (a + a1) moved the
+/// same way twice: a 16-bit rotation of each column (`rev32`) and 2Q columns. So no
+/// `tbl` is needed; Q cycles through 0..3 with the round number.
+#[inline(always)]
+unsafe fn mix_columns<const Q: usize>(q: &mut [uint8x16_t; GROUP]) {
+    // SAFETY: NEON baseline.
+    unsafe {
+        let a1: [uint8x16_t; GROUP] = core::array::from_fn(|j| {
+            let w = vreinterpretq_u32_u8(q[j]);
+            let y = vreinterpretq_u8_u32(vsliq_n_u32::<24>(vshrq_n_u32::<8>(w), w));
+            match Q {
+                0 => y,
+                1 => vextq_u8::<4>(y, y),
+                2 => vextq_u8::<8>(y, y),
+                _ => vextq_u8::<12>(y, y),
+            }
+        });
+        let t: [uint8x16_t; GROUP] = core::array::from_fn(|j| veorq_u8(q[j], a1[j]));
+        // 2·t: plane j takes plane j − 1; the old top plane folds in as 0x1b.
+        let top = t[7];
+        let dbl = [
+            top,
+            veorq_u8(t[0], top),
+            t[1],
+            veorq_u8(t[2], top),
+            veorq_u8(t[3], top),
+            t[4],
+            t[5],
+            t[6],
+        ];
+        for j in 0..GROUP {
+            let mut a23 = vreinterpretq_u8_u16(vrev32q_u16(vreinterpretq_u16_u8(t[j])));
+            if Q % 2 == 1 {
+                a23 = vextq_u8::<8>(a23, a23);
+            }
+            q[j] = veorq_u8(veorq_u8(dbl[j], a1[j]), a23);
+        }
+    }
+}
+
+#[inline(always)]
+unsafe fn add_round_key(q: &mut [uint8x16_t; GROUP], k: &NeonKey, r: usize) {
+    for (j, x) in q.iter_mut().enumerate() {
+        // SAFETY: r ≤ 14 and j < 8 index `k.rk`; NEON baseline.
+        *x = unsafe { veorq_u8(*x, vld1q_u8(k.rk[r][j].as_ptr())) };
+    }
+}
+
+/// AES with `R` rounds on eight blocks, fully unrolled. Round r leaves the state owing
+/// r ShiftRows (its round key is stored shifted to match, see [`expand_key`]); the R
+/// owed at the end are paid once: none for AES-192, two (rows 1 and 3 turn by two
+/// columns, i.e. 8 bytes) for AES-128 and AES-256.
+#[inline(always)]
+pub(super) unsafe fn aes8_r<const R: usize>(
+    k: &NeonKey,
+    mut q: [uint8x16_t; GROUP],
+) -> [uint8x16_t; GROUP] {
+    // SAFETY: NEON baseline; the constant table is 16 bytes; round indices ≤ R ≤ 14.
+    unsafe {
+        transpose8(&mut q);
+        add_round_key(&mut q, k, 0);
+        // Spelled out: a `for` over the rounds would stay a rolled loop, and the phase
+        // must be a constant.
+        macro_rules! rounds {
+            ($($r:literal)*) => {$(
+                if $r < R {
+                    sub_bytes(&mut q);
+                    mix_columns::<{ $r % 4 }>(&mut q);
+                    add_round_key(&mut q, k, $r);
+                }
+            )*};
+        }
+        rounds!(1 2 3 4 5 6 7 8 9 10 11 12 13);
+        sub_bytes(&mut q);
+        add_round_key(&mut q, k, R);
+        const { assert!(R % 4 == 0 || R % 4 == 2) };
+        if R % 4 == 2 {
+            let odd = vld1q_u8(ODD_ROWS.as_ptr());
+            for x in q.iter_mut() {
+                *x = vbslq_u8(odd, vextq_u8::<8>(*x, *x), *x);
+            }
+        }
+        transpose8(&mut q);
+        q
+    }
+}
+
+macro_rules! aes8_sizes {
+    ($($name:ident, $r:literal;)*) => {$(
+        #[inline(never)]
+        fn $name(k: &NeonKey, q: [uint8x16_t; GROUP]) -> [uint8x16_t; GROUP] {
+            // SAFETY: NEON baseline; forwarded.
+            unsafe { aes8_r::<$r>(k, q) }
+        }
+    )*};
+}
+
+aes8_sizes! {
+    aes8_128, 10;
+    aes8_192, 12;
+    aes8_256, 14;
+}
+
+/// Eight blocks with a key of any size (tails, J0, key setup).
+pub(super) fn aes8(k: &NeonKey, q: [uint8x16_t; GROUP]) -> [uint8x16_t; GROUP] {
+    match k.rounds {
+        10 => aes8_128(k, q),
+        12 => aes8_192(k, q),
+        _ => aes8_256(k, q),
+    }
+}
+
+/// The shared FIPS-197 key expansion, turned into bit planes with the S-box constant
+/// folded into rounds ≥ 1.
+pub(super) fn expand_key(k: &mut NeonKey, key: &[u8]) {
+    let mut rk = [[0u8; 16]; 15];
+    let rounds = crate::backend::aes_schedule::expand(key, &mut rk);
+    let mut bytes = [0u8; 16];
+    k.rk = [[[0; 16]; 8]; 15];
+    for r in 0..=rounds {
+        let word = rk[r];
+        // The state meets round key r owing r ShiftRows (see `aes8_r`): the true
+        // state is T(row, c) = S(row, c + r·row), so byte (row, c) of ours is byte
+        // (row, c − r·row) of the true state and takes that byte of the key.
+        for (i, b) in bytes.iter_mut().enumerate() {
+            let (row, c) = (i % 4, i / 4);
+            *b = word[row + 4 * ((c + 4 - (r * row) % 4) % 4)];
+        }
+        // SAFETY: NEON baseline; 16-byte buffers.
+        unsafe {
+            let v = vld1q_u8(bytes.as_ptr());
+            for j in 0..8 {
+                let mut plane = vtstq_u8(v, vdupq_n_u8(1 << j));
+                if r > 0 && (0x63 >> j) & 1 == 1 {
+                    plane = vmvnq_u8(plane);
+                }
+                vst1q_u8(k.rk[r][j].as_mut_ptr(), plane);
+            }
+        }
+    }
+    k.rounds = rounds as u64;
+    crate::secret::wipe_bytes(&mut bytes);
+    crate::secret::wipe_bytes(rk.as_flattened_mut());
+}

@@ -1,0 +1,218 @@
+//! The kernels of `aarch64-neon`: CTR with GHASH of the ciphertext (run by the fused
+//! entry in `../common.rs`), and CTR alone, over groups of eight blocks, and the tails.
+//!
+//! CTR and GHASH run in the same loop; in decryption the GHASH input does not wait for
+//! the AES, so the out-of-order core overlaps the two. A tail of 0..=7 blocks (and J0,
+//! which rides along as one more lane) is one eight-lane AES call and one GHASH of a
+//! group padded with leading zero blocks.
+
+use super::aes::{aes8, aes8_r};
+use super::ghash::ghash8;
+use super::{NeonKey, GROUP};
+use crate::backend::aarch64::common::{
+    ctr_add, ctr_block, ctr_from_native, ctr_to_native, GroupKernel, Kernels,
+};
+use crate::backend::Direction;
+use core::arch::aarch64::*;
+
+/// The next eight counter blocks (big-endian), advancing `ctr` by eight.
+#[inline(always)]
+unsafe fn counters(ctr: &mut uint32x4_t) -> [uint8x16_t; GROUP] {
+    // SAFETY: NEON baseline.
+    unsafe {
+        let c = *ctr;
+        *ctr = ctr_add(c, GROUP as u32);
+        core::array::from_fn(|i| ctr_block(c, i as u32))
+    }
+}
+
+/// One group of eight blocks: CTR and GHASH of the ciphertext. Decryption hashes the
+/// input, which does not wait for the AES, so the two streams overlap.
+#[inline(always)]
+unsafe fn crypt_group<const R: usize, const ENC: bool>(
+    k: &NeonKey,
+    ctr: &mut uint32x4_t,
+    y: &mut uint8x16_t,
+    src: *const u8,
+    dst: *mut u8,
+) {
+    // SAFETY: NEON baseline; `src`/`dst` hold 128 bytes (caller's contract).
+    unsafe {
+        let input: [uint8x16_t; GROUP] = core::array::from_fn(|i| vld1q_u8(src.add(16 * i)));
+        let ks = aes8_r::<R>(k, counters(ctr));
+        let out: [uint8x16_t; GROUP] = core::array::from_fn(|i| veorq_u8(input[i], ks[i]));
+        for (i, o) in out.iter().enumerate() {
+            vst1q_u8(dst.add(16 * i), *o);
+        }
+        let mut x = if ENC { out } else { input }.map(|v| vrbitq_u8(v));
+        x[0] = veorq_u8(x[0], *y);
+        *y = ghash8(k, &x);
+    }
+}
+
+macro_rules! crypt_kernels {
+    ($($name:ident, $r:literal, $enc:literal;)*) => {$(
+        /// Steady-state CTR + GHASH loop for one key size and direction.
+        #[inline(never)]
+        unsafe fn $name(
+            k: &NeonKey,
+            ctr: &mut uint32x4_t,
+            y: &mut uint8x16_t,
+            mut src: *const u8,
+            mut dst: *mut u8,
+            groups: usize,
+        ) {
+            // SAFETY: `src`/`dst` hold 128*groups bytes (caller's contract).
+            unsafe {
+                for _ in 0..groups {
+                    crypt_group::<$r, $enc>(k, ctr, y, src, dst);
+                    src = src.add(16 * GROUP);
+                    dst = dst.add(16 * GROUP);
+                }
+            }
+        }
+    )*};
+}
+
+crypt_kernels! {
+    kernel_enc_aes128, 10, true;
+    kernel_enc_aes192, 12, true;
+    kernel_enc_aes256, 14, true;
+    kernel_dec_aes128, 10, false;
+    kernel_dec_aes192, 12, false;
+    kernel_dec_aes256, 14, false;
+}
+
+macro_rules! ctr_kernels {
+    ($($name:ident, $r:literal;)*) => {$(
+        /// Steady-state CTR loop (keystream only) for one key size.
+        #[inline(never)]
+        unsafe fn $name(
+            k: &NeonKey,
+            ctr: &mut uint32x4_t,
+            mut src: *const u8,
+            mut dst: *mut u8,
+            groups: usize,
+        ) {
+            // SAFETY: `src`/`dst` hold 128*groups bytes (caller's contract).
+            unsafe {
+                for _ in 0..groups {
+                    let ks = aes8_r::<$r>(k, counters(ctr));
+                    for (i, s) in ks.iter().enumerate() {
+                        let x = vld1q_u8(src.add(16 * i));
+                        vst1q_u8(dst.add(16 * i), veorq_u8(x, *s));
+                    }
+                    src = src.add(16 * GROUP);
+                    dst = dst.add(16 * GROUP);
+                }
+            }
+        }
+    )*};
+}
+
+ctr_kernels! {
+    kernel_ctr_aes128, 10;
+    kernel_ctr_aes192, 12;
+    kernel_ctr_aes256, 14;
+}
+
+/// The CTR + GHASH kernel and the tail for the key's size and the direction.
+pub(super) fn kernels(k: &NeonKey, dir: Direction) -> Kernels<NeonKey> {
+    let enc = dir == Direction::Encrypt;
+    let groups: GroupKernel<NeonKey> = match (k.rounds, enc) {
+        (10, true) => kernel_enc_aes128,
+        (12, true) => kernel_enc_aes192,
+        (_, true) => kernel_enc_aes256,
+        (10, false) => kernel_dec_aes128,
+        (12, false) => kernel_dec_aes192,
+        (_, false) => kernel_dec_aes256,
+    };
+    Kernels {
+        groups,
+        tail: if enc {
+            crypt_tail::<true>
+        } else {
+            crypt_tail::<false>
+        },
+    }
+}
+
+/// The last 0..=7 blocks (and J0): one eight-lane AES call, and one GHASH of a group
+/// padded with leading zero blocks, so the n blocks meet H^n..H^1.
+#[inline(never)]
+unsafe fn crypt_tail<const ENC: bool>(
+    k: &NeonKey,
+    c: &mut uint32x4_t,
+    acc: &mut uint8x16_t,
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    j0: Option<&mut [u8; 16]>,
+) {
+    debug_assert!(n < GROUP);
+    // SAFETY: `src`/`dst` hold 16*n bytes (caller's contract); n ≤ 7 (public), so every
+    // index below is < 8; NEON baseline.
+    unsafe {
+        let mut lanes = [vdupq_n_u8(0); GROUP];
+        for (i, l) in lanes.iter_mut().enumerate().take(n) {
+            *l = ctr_block(*c, i as u32);
+        }
+        *c = ctr_add(*c, n as u32);
+        if let Some(j) = &j0 {
+            lanes[n] = vld1q_u8(j.as_ptr());
+        }
+        let ks = aes8(k, lanes);
+        if let Some(j) = j0 {
+            vst1q_u8(j.as_mut_ptr(), ks[n]);
+        }
+        if n == 0 {
+            return;
+        }
+        let mut x = [vdupq_n_u8(0); GROUP];
+        for i in 0..n {
+            let v = vld1q_u8(src.add(16 * i));
+            let o = veorq_u8(v, ks[i]);
+            vst1q_u8(dst.add(16 * i), o);
+            x[GROUP - n + i] = vrbitq_u8(if ENC { o } else { v });
+        }
+        x[GROUP - n] = veorq_u8(x[GROUP - n], *acc);
+        *acc = ghash8(k, &x);
+    }
+}
+
+pub(super) unsafe fn ctr_only(
+    k: &NeonKey,
+    ctr: &mut [u8; 16],
+    src: *const u8,
+    dst: *mut u8,
+    blocks: usize,
+) {
+    // SAFETY: `src`/`dst` hold 16*blocks bytes (caller's contract); NEON baseline.
+    unsafe {
+        let mut c = ctr_to_native(ctr);
+        let groups = blocks / GROUP;
+        if groups > 0 {
+            let f = match k.rounds {
+                10 => kernel_ctr_aes128,
+                12 => kernel_ctr_aes192,
+                _ => kernel_ctr_aes256,
+            };
+            f(k, &mut c, src, dst, groups);
+        }
+        let done = groups * GROUP;
+        let n = blocks - done;
+        if n > 0 {
+            let mut lanes = [vdupq_n_u8(0); GROUP];
+            for (i, l) in lanes.iter_mut().enumerate().take(n) {
+                *l = ctr_block(c, i as u32);
+            }
+            c = ctr_add(c, n as u32);
+            let ks = aes8(k, lanes);
+            for (i, s) in ks.iter().enumerate().take(n) {
+                let x = vld1q_u8(src.add(16 * (done + i)));
+                vst1q_u8(dst.add(16 * (done + i)), veorq_u8(x, *s));
+            }
+        }
+        ctr_from_native(c, ctr);
+    }
+}

@@ -1,0 +1,141 @@
+//! `aarch64-neon`: constant-time AES-GCM for AArch64 cores with NEON but without the
+//! Crypto Extensions (Raspberry Pi 3/4 class: Cortex-A53/A72 without AES/PMULL).
+//!
+//! No memory access or branch depends on key or data. The files:
+//! - `aes.rs`: AES bit-sliced eight blocks at a time (Käsper–Schwabe), the shared
+//!   Boyar–Peralta S-box circuit on whole registers, ShiftRows never executed
+//!   ("fixslicing");
+//! - `ghash.rs`: GHASH with the 8×8-bit polynomial multiply `pmull .8b`
+//!   (Câmara–Gouvêa–López–Dahab), eight blocks aggregated with one placement and one
+//!   reduction;
+//! - `crypt.rs`: the kernels (`kernel_enc_aes128`, …, `kernel_ctr_aes128`; GHASH alone
+//!   is `ghash.rs`' `kernel_ghash`), with AES rounds and GHASH forms fully unrolled (const
+//!   generic round count, macros), so the steady-state loop `scripts/model-arm.sh`
+//!   models is one whole iteration of 128 bytes; and the tails. The fused entry that
+//!   runs them is `../common.rs`' (shared with `aarch64-ce`).
+//!
+//! Counter blocks, CTR tails and the tag's E(K, J0) all go through the same eight-lane
+//! AES (unused lanes are computed and dropped).
+
+mod aes;
+mod crypt;
+mod ghash;
+
+use crate::backend::aarch64::common;
+use crate::backend::{Backend, Direction, Material, Plain};
+use aes::aes8;
+use core::arch::aarch64::*;
+use ghash::FORMS;
+
+/// Blocks per AES call and per GHASH aggregation.
+const GROUP: usize = 8;
+
+/// Expanded key.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct NeonKey {
+    /// Round key r as eight bit planes: byte k of plane j is 0xff when bit j of round-key
+    /// byte k is set. Round keys 1..=rounds also carry the S-box constant 0x63.
+    rk: [[[u8; 16]; 8]; 15],
+    rounds: u64,
+    _pad: u64,
+    /// H^(i+1) in natural bit order with its bytes rotated by 0..8 places inside each
+    /// 64-bit half (the `A_k` forms of the multiplication).
+    h: [[[u8; 16]; FORMS]; GROUP],
+    /// Karatsuba middle operands for blocks 2j and 2j+1 of a group: lane 0 = lo ^ hi of
+    /// H^(8−2j), lane 1 = lo ^ hi of H^(7−2j), and the rotated forms.
+    hm: [[[u8; 16]; FORMS]; GROUP / 2],
+}
+
+// SAFETY: byte and integer arrays only.
+unsafe impl Plain for NeonKey {}
+
+pub(crate) struct Aarch64Neon;
+
+impl Backend for Aarch64Neon {
+    const NAME: &'static core::ffi::CStr = c"aarch64-neon";
+
+    fn is_available() -> bool {
+        std::arch::is_aarch64_feature_detected!("neon")
+    }
+
+    fn init(m: &mut Material, key: &[u8]) {
+        // SAFETY: NEON is available (checked before any key is made with this backend).
+        unsafe { init(m.view_mut(), key) }
+    }
+
+    fn encrypt_block(m: &Material, block: &mut [u8; 16]) {
+        let k: &NeonKey = m.view();
+        // SAFETY: NEON available; `block` is 16 bytes.
+        unsafe {
+            let mut b = [vdupq_n_u8(0); GROUP];
+            b[0] = vld1q_u8(block.as_ptr());
+            let o = aes8(k, b);
+            vst1q_u8(block.as_mut_ptr(), o[0]);
+        }
+    }
+
+    fn encrypt_block2(m: &Material, a: &mut [u8; 16], b: &mut [u8; 16]) {
+        let k: &NeonKey = m.view();
+        // SAFETY: NEON available; 16-byte blocks.
+        unsafe {
+            let mut v = [vdupq_n_u8(0); GROUP];
+            v[0] = vld1q_u8(a.as_ptr());
+            v[1] = vld1q_u8(b.as_ptr());
+            let o = aes8(k, v);
+            vst1q_u8(a.as_mut_ptr(), o[0]);
+            vst1q_u8(b.as_mut_ptr(), o[1]);
+        }
+    }
+
+    unsafe fn ghash(m: &Material, y: &mut [u8; 16], data: *const u8, blocks: usize) {
+        // SAFETY: forwarded contract; NEON available.
+        unsafe { ghash::ghash(m.view(), y, data, blocks) }
+    }
+
+    unsafe fn crypt(
+        m: &Material,
+        dir: Direction,
+        ctr: &mut [u8; 16],
+        y: &mut [u8; 16],
+        src: *const u8,
+        dst: *mut u8,
+        blocks: usize,
+        j0: Option<&mut [u8; 16]>,
+    ) {
+        let k: &NeonKey = m.view();
+        let kernels = crypt::kernels(k, dir);
+        // SAFETY: forwarded contract; NEON available.
+        unsafe { common::crypt::<_, GROUP>(k, kernels, ctr, y, src, dst, blocks, j0) }
+    }
+
+    unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {
+        // SAFETY: forwarded contract; NEON available.
+        unsafe { crypt::ctr_only(m.view(), ctr, src, dst, blocks) }
+    }
+}
+
+/// Key setup: the bit-sliced round keys, then H = E(K, 0^128) and H^2..H^8 in their
+/// rotated forms, and the packed Karatsuba middle operands of block pairs.
+unsafe fn init(k: &mut NeonKey, key: &[u8]) {
+    aes::expand_key(k, key);
+    // SAFETY: NEON baseline; indices < 8.
+    unsafe {
+        let h = vrbitq_u8(aes8(k, [vdupq_n_u8(0); GROUP])[0]);
+        let mut p = h;
+        let mut pw = [vdupq_n_u8(0); GROUP];
+        for (i, slot) in pw.iter_mut().enumerate() {
+            *slot = p;
+            k.h[i] = ghash::forms(p);
+            if i + 1 < GROUP {
+                p = ghash::gf_mul(p, h);
+            }
+        }
+        for j in 0..GROUP / 2 {
+            // lane 0: H^(8−2j), lane 1: H^(7−2j).
+            let a = ghash::fold_halves(pw[GROUP - 1 - 2 * j]);
+            let b = ghash::fold_halves(pw[GROUP - 2 - 2 * j]);
+            k.hm[j] = ghash::forms(vcombine_u8(vget_low_u8(a), vget_low_u8(b)));
+        }
+    }
+}

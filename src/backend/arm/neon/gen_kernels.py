@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+# gen_kernels.py - generates kernels.rs (beside this file), the ARMv7 NEON kernels of the
+# `arm-neon` backend, as one `asm!` block per loop.
+#
+# Why a generator: the kernels are long straight-line programs (a bit-sliced AES round is
+# ~200 NEON instructions, GHASH with vmull.p8 ~70 per block) over more values than NEON's
+# sixteen q registers hold. They are written here over *virtual* values; a small
+# allocator maps them onto q0-q15 (neon_prog.py). Every run first executes the generated
+# instruction text on a tiny NEON interpreter against a plain Python AES and GHASH
+# (neon_check.py), so an allocation or algebra mistake shows up here, not only under
+# qemu. This file says what the kernels compute; the S-box gates are read from the
+# shared circuit, src/backend/sbox.rs.
+#
+# Usage (the same contract as the other generators under src/backend, gen_*.py):
+#   python3 src/backend/arm/neon/gen_kernels.py             check, then write kernels.rs
+#   python3 src/backend/arm/neon/gen_kernels.py --verify    write nothing: exit 1 unless the
+#                                                           check passes and kernels.rs is
+#                                                           what this generates (scripts/test.sh)
+#   python3 src/backend/arm/neon/gen_kernels.py --only NAME check one kernel, print its
+#                                                           statistics, write nothing
+# Python 3 standard library only.
+import argparse
+import os
+import random
+import re
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the sources
+# The two helper modules beside this file (Python puts the script's folder on the path).
+from neon_check import check  # noqa: E402
+from neon_prog import (C_CTR, C_FIN, C_K16, C_K32, C_K48, C_M0F, C_M33, C_M55,  # noqa: E402
+                       C_ONE, C_SR, R_CONST, R_DST, R_H, R_KEY, R_KEY2, R_N, R_SCR, R_SRC,
+                       R_Y, S_CTR, SCRATCH_BYTES, Prog, allocate)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, 'kernels.rs')
+SBOX_RS = os.path.join(HERE, '..', '..', 'sbox.rs')
+
+
+# ------------------------------------------------------------------ AES (bit-sliced)
+def parse_sbox():
+    """The Boyar-Peralta gates of the shared S-box circuit (src/backend/sbox.rs), used
+    here verbatim as a netlist; the circuit leaves out the affine constant (folded into
+    the keys)."""
+    text = open(SBOX_RS).read()
+    body = text[text.index('fn sub_bytes_planes'):]
+    gates = re.findall(r'let (\w+) = (\w+) ([\^&]) (\w+);', body)
+    outs = re.findall(r'q\[(\d)\] = !?\(?(\w+) \^ (\w+)\)?;', body)
+    assert len(gates) == 27 + 63 + 30 and len(outs) == 8, (len(gates), len(outs))
+    return gates, outs
+
+
+GATES, SOUTS = parse_sbox()
+
+
+def sub_bytes(p, s):
+    """s[j] = slice j (bit j, LSB 0). Returns the S-box output slices minus 0x63."""
+    env = {f'u{i}': s[7 - i] for i in range(8)}
+    env['d'] = s[0]
+    for name, a, op, b in GATES:
+        env[name] = p.q3('veor' if op == '^' else 'vand', env[a], env[b])
+    r = [None] * 8
+    for j, a, b in SOUTS:
+        r[int(j)] = p.xor(env[a], env[b])
+    return r
+
+
+def swapmove(p, a, b, mask, s):
+    t = p.shr(a, s)
+    t = p.xor(t, b)
+    t = p.and_(t, mask)
+    b = p.xor(b, t)
+    t = p.shl(t, s)
+    a = p.xor(a, t)
+    return a, b
+
+
+def transpose(p, q):
+    q = list(q)
+    m = {1: p.load(R_CONST, C_M55), 2: p.load(R_CONST, C_M33), 4: p.load(R_CONST, C_M0F)}
+    for s, pairs in ((1, ((0, 1), (2, 3), (4, 5), (6, 7))), (2, ((0, 2), (1, 3), (4, 6), (5, 7))),
+                     (4, ((0, 4), (1, 5), (2, 6), (3, 7)))):
+        for a, b in pairs:
+            q[a], q[b] = swapmove(p, q[a], q[b], m[s], s)
+    return q
+
+
+def rk_base(off):
+    return (R_KEY, off) if off < 1024 else (R_KEY2, off - 1024)
+
+
+def aes8(p, blocks, rounds):
+    """Encrypts 8 row-major blocks; returns 8 column-major (normal order) blocks."""
+    s = transpose(p, blocks)
+    sr = p.load(R_CONST, C_SR)
+    fin = p.load(R_CONST, C_FIN)
+    for r in range(rounds + 1):
+        if r > 0:
+            s = sub_bytes(p, s)
+            s = [p.tbl(x, sr if r < rounds else fin) for x in s]
+            if r < rounds:
+                a1 = [p.ext(x, 4) for x in s]
+                t = [p.xor(x, y) for x, y in zip(s, a1)]
+                top = t[7]
+                dbl = [top, p.xor(t[0], top), t[1], p.xor(t[2], top), p.xor(t[3], top), t[4], t[5], t[6]]
+                s = [p.xor(p.xor(dbl[j], a1[j]), p.ext(t[j], 8)) for j in range(8)]
+        s = [p.xor(x, p.load(*rk_base(128 * r + 16 * j))) for j, x in enumerate(s)]
+    return transpose(p, s)
+
+
+def counters(p):
+    """Eight counter blocks, row-major, from the native counter in scratch; advances it."""
+    c = p.ldq(R_SCR, S_CTR)
+    one = p.load(R_CONST, C_ONE)
+    perm = p.load(R_CONST, C_CTR)
+    blocks = []
+    for i in range(8):
+        blocks.append(p.tbl(c, perm))
+        c = p.q3('vadd.i32', c, one)
+    p.stq(c, R_SCR, S_CTR)
+    return blocks
+
+
+# ------------------------------------------------------------------ GHASH (vmull.p8)
+def dext(p, a, k):
+    """64-bit rotation by k bytes of a d value (kept in the low half)."""
+    r = p.val()
+    p.emit(f'vext.8 {{0}}, {{1}}, {{1}}, #{k}', [(r, 'lo'), (a, 'lo')], defs=[r])
+    return r
+
+
+def vmull(p, a, b):
+    r = p.val()
+    p.emit('vmull.p8 {0}, {1}, {2}', [(r, 'q'), (a, 'lo'), (b, 'lo')], defs=[r], early=True)
+    return r
+
+
+def acc_add(p, acc, x):
+    return x if acc is None else p.xor(acc, x)
+
+
+def fold(p, v, mask_off, k):
+    """Moves the wrapped lanes of a rotated-operand product into place and shifts."""
+    p.emit('veor {0}, {1}, {2}', [(v, 'lo'), (v, 'lo'), (v, 'hi'), (v, 'q')], mods=[v])
+    if mask_off is None:
+        p.emit('vmov.i64 {0}, #0', [(v, 'hi'), (v, 'q')], mods=[v])
+    else:
+        m = p.load(R_CONST, mask_off)
+        p.emit('vand {0}, {1}, {2}', [(v, 'hi'), (v, 'hi'), (m, 'lo'), (v, 'q')], mods=[v])
+        p.emit('veor {0}, {1}, {2}', [(v, 'lo'), (v, 'lo'), (v, 'hi'), (v, 'q')], mods=[v])
+    return p.ext(v, k)
+
+
+def operand(p, x, t, y):
+    """The 64-bit Karatsuba operand of type t (0 lo, 1 hi, 2 mid) of block x (raw)."""
+    r = p.val()
+    p.emit('vrev64.8 {0}, {1}', [(r, 'q'), (x, 'q')], defs=[r])
+    if y is not None:
+        r = p.xor(r, y)
+    a = p.val()
+    if t == 0:
+        p.emit('vmov {0}, {1}', [(a, 'lo'), (r, 'hi')], defs=[a])
+    elif t == 1:
+        return r
+    else:
+        p.emit('veor {0}, {1}, {2}', [(a, 'lo'), (r, 'lo'), (r, 'hi')], defs=[a])
+    return a
+
+
+def ghash_group(p, loads, y, nblocks):
+    """Y' = (Y + X0)·H^n + X1·H^(n-1) + ... ; `loads(i)` gives block i (raw bytes).
+    Per Karatsuba type, the five raw vmull.p8 sums (D, L, M, N, K of the
+    Câmara–Gouvêa–López–Dahab 64x64 product) are accumulated over all blocks and folded
+    once: the fold is linear."""
+    prods = []
+    for t in range(3):
+        acc = [None] * 5
+        for i in range(nblocks):
+            x = loads(i)
+            a = operand(p, x, t, y if i == 0 else None)
+            hb = 128 * (nblocks - 1 - i) + 40 * t
+            b = [p.load(R_H, hb + 8 * j) for j in range(5)]
+            a1, a2, a3 = dext(p, a, 1), dext(p, a, 2), dext(p, a, 3)
+            acc[1] = acc_add(p, acc[1], p.xor(vmull(p, a1, b[0]), vmull(p, a, b[1])))
+            acc[2] = acc_add(p, acc[2], p.xor(vmull(p, a2, b[0]), vmull(p, a, b[2])))
+            acc[3] = acc_add(p, acc[3], p.xor(vmull(p, a3, b[0]), vmull(p, a, b[3])))
+            acc[4] = acc_add(p, acc[4], vmull(p, a, b[4]))
+            acc[0] = acc_add(p, acc[0], vmull(p, a, b[0]))
+        lf = fold(p, acc[1], C_K48, 15)
+        mf = fold(p, acc[2], C_K32, 14)
+        nf = fold(p, acc[3], C_K16, 13)
+        kf = fold(p, acc[4], None, 12)
+        prods.append(p.xor(p.xor(acc[0], lf), p.xor(p.xor(mf, nf), kf)))
+    return reduce(p, *prods)
+
+
+def reduce(p, lo, hi, mid):
+    mid = p.xor(mid, p.xor(lo, hi))
+    # lo = [X0 : X1 ^ mid.lo], hi = [X2 ^ mid.hi : X3]
+    p.emit('veor {0}, {1}, {2}', [(lo, 'hi'), (lo, 'hi'), (mid, 'lo'), (lo, 'q')], mods=[lo])
+    p.emit('veor {0}, {1}, {2}', [(hi, 'lo'), (hi, 'lo'), (mid, 'hi'), (hi, 'q')], mods=[hi])
+
+    def g(src_part):   # z<<63 ^ z<<62 ^ z<<57 of a d value, into lo half of a new value
+        t = []
+        for s in (63, 62, 57):
+            r = p.val()
+            p.emit(f'vshl.i64 {{0}}, {{1}}, #{s}', [(r, 'lo'), (lo, src_part)], defs=[r])
+            t.append(r)
+        return p.xor(p.xor(t[0], t[1]), t[2])
+
+    g0 = g('lo')
+    p.emit('veor {0}, {1}, {2}', [(lo, 'hi'), (lo, 'hi'), (g0, 'lo'), (lo, 'q')], mods=[lo])
+    s = p.xor(p.xor(lo, p.shr(lo, 1)), p.xor(p.shr(lo, 2), p.shr(lo, 7)))
+    g1 = g('hi')
+    p.emit('veor {0}, {1}, {2}', [(s, 'lo'), (s, 'lo'), (g1, 'lo'), (s, 'q')], mods=[s])
+    r = p.xor(hi, s)
+    return p.ext(r, 8)   # back to the form of y: lo half = high word
+
+
+def load_y(p):
+    return p.ldu(R_Y, 0)   # kept in vrev64 form in memory (see run.rs)
+
+
+# ------------------------------------------------------------------ kernels
+def loop(p, body, step_src, step_dst, step_h=0):
+    p.raw('1:')
+    body()
+    if step_src:
+        p.raw(f'add {R_SRC}, {R_SRC}, #{step_src}')
+    if step_dst:
+        p.raw(f'add {R_DST}, {R_DST}, #{step_dst}')
+    p.raw(f'subs {R_N}, {R_N}, #8')
+    p.raw('bne 1b')
+
+
+def k_ghash(nblocks):
+    p = Prog()
+
+    def body():
+        y = load_y(p)
+        y2 = ghash_group(p, lambda i: p.ldu(R_SRC, 16 * i), y, nblocks)
+        p.stu(y2, R_Y, 0)
+    loop(p, body, 16 * nblocks, 0)
+    return p
+
+
+def k_ctr(rounds, mode):
+    """mode: 'ctr' keystream only, 'enc' CTR then GHASH of the output, 'dec' GHASH of the
+    input, then CTR."""
+    p = Prog()
+
+    def body():
+        if mode == 'dec':
+            y = load_y(p)
+            y2 = ghash_group(p, lambda i: p.ldu(R_SRC, 16 * i), y, 8)
+            p.stu(y2, R_Y, 0)
+        ks = aes8(p, counters(p), rounds)
+        for i in range(8):
+            x = p.ldu(R_SRC, 16 * i)
+            p.stu(p.xor(x, ks[i]), R_DST, 16 * i)
+        if mode == 'enc':
+            y = load_y(p)
+            y2 = ghash_group(p, lambda i: p.ldu(R_DST, 16 * i), y, 8)
+            p.stu(y2, R_Y, 0)
+    loop(p, body, 128, 128)
+    return p
+
+
+KERNELS = [('kernel_ghash', lambda: k_ghash(8), 'GHASH only, 8 blocks per iteration')]
+for _r, _bits in ((10, 128), (12, 192), (14, 256)):
+    for _m, _what in (('ctr', 'CTR keystream only'), ('enc', 'CTR, then GHASH of the ciphertext'),
+                      ('dec', 'GHASH of the ciphertext, then CTR')):
+        KERNELS.append((f'kernel_{_m}_aes{_bits}', (lambda r=_r, m=_m: k_ctr(r, m)),
+                        f'AES-{_bits}: {_what}, 8 blocks per iteration'))
+
+
+# ------------------------------------------------------------------ output
+HEADER = '''\
+// @generated by src/backend/arm/neon/gen_kernels.py -- edit that, not this file, and re-run
+// it (`--verify` checks that this file is what it generates).
+//
+// Each kernel is one `asm!` block holding one loop. Pointers arrive in fixed registers
+// (see the generator: key r0, key+1024 r1, src r2, dst r3, count r4, H powers r5,
+// constants r8, scratch r10, y r12); every q register is clobbered.
+
+'''
+
+
+def rust_fn(name, doc, lines):
+    body = '\n'.join(f'            "{l.replace("{", "{{").replace("}", "}}")}",' for l in lines)
+    return f'''/// {doc}.
+///
+/// # Safety
+/// `k` points to the bit-sliced round keys (1920 bytes), `h` to the H powers, `c` to
+/// `CONSTS` (run.rs), `s` to a 16-byte aligned scratch buffer of {SCRATCH_BYTES} bytes whose first
+/// 16 bytes hold the counter (native lanes), `y` to the GHASH state (vrev64 form);
+/// `src`/`dst` hold `16 * n` bytes (GHASH: `src` only), `n` a positive multiple of 8.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn {name}(
+    k: *const u8,
+    h: *const u8,
+    c: *const u8,
+    s: *mut u8,
+    y: *mut u8,
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {{
+    // SAFETY: the caller's contract covers every address the loop touches; the NEON
+    // unit is present (checked when the key was made).
+    unsafe {{
+        core::arch::asm!(
+            ".fpu neon",
+{body}
+            inout("r0") k => _,
+            inout("r1") k.wrapping_add(1024) => _,
+            inout("r2") src => _,
+            inout("r3") dst => _,
+            inout("r4") n => _,
+            in("r5") h,
+            in("r8") c,
+            in("r10") s,
+            in("r12") y,
+{CLOBBERS}
+            options(nostack),
+        );
+    }}
+}}
+'''
+
+
+CLOBBERS = '\n'.join(f'            out("d{i}") _,' for i in range(16)) + '\n            out("lr") _,'
+
+
+def main():
+    ap = argparse.ArgumentParser(description='Generates kernels.rs (see the comment at the top).')
+    ap.add_argument('--verify', action='store_true',
+                    help='write nothing: exit 1 unless the check passes and kernels.rs is current')
+    ap.add_argument('--only', metavar='NAME', help='check one kernel only; write nothing')
+    args = ap.parse_args()
+    rng = random.Random(1)
+    parts = [HEADER]
+    bad = 0
+    for name, mk, doc in KERNELS:
+        if args.only and args.only != name:
+            continue
+        p = mk()
+        lines, st = allocate(p)
+        ninsn = sum(1 for l in lines if not l.endswith(':'))
+        ok = all(check(lines, name, rng) for _ in range(2))
+        bad += not ok
+        print(f'{name}: {ninsn} instructions, {st["spill"]} spills, {st["reload"]} reloads, '
+              f'{st["remat"]} loads: ' + ('ok' if ok else 'MISMATCH'), file=sys.stderr)
+        parts.append(rust_fn(name, doc, lines))
+    if bad:
+        sys.exit(1)
+    if args.only:
+        return
+    text = ''.join(parts)
+    if args.verify:
+        same = os.path.exists(OUT) and open(OUT).read() == text
+        print(f'{os.path.relpath(OUT)}: ' + ('up to date' if same else 'STALE (run the generator)'),
+              file=sys.stderr)
+        sys.exit(0 if same else 1)
+    with open(OUT, 'w') as fh:
+        fh.write(text)
+
+
+if __name__ == '__main__':
+    main()
