@@ -79,6 +79,7 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
     } else {
         c"aarch64-ce"
     };
+    const KEY_BYTES: usize = core::mem::size_of::<CeKey>();
 
     fn is_available() -> bool {
         std::arch::is_aarch64_feature_detected!("aes")

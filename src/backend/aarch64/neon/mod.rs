@@ -54,6 +54,7 @@ pub(crate) struct Aarch64Neon;
 
 impl Backend for Aarch64Neon {
     const NAME: &'static core::ffi::CStr = c"aarch64-neon";
+    const KEY_BYTES: usize = core::mem::size_of::<NeonKey>();
 
     fn is_available() -> bool {
         std::arch::is_aarch64_feature_detected!("neon")

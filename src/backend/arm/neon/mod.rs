@@ -68,6 +68,7 @@ const GROUP: usize = 8;
 
 impl Backend for ArmNeon {
     const NAME: &'static core::ffi::CStr = c"arm-neon";
+    const KEY_BYTES: usize = core::mem::size_of::<NeonKey>();
 
     fn is_available() -> bool {
         const HWCAP_NEON: libc::c_ulong = 1 << 12;
