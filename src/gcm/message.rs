@@ -15,6 +15,7 @@
 
 use super::core::{BlockKey, Core};
 use super::{inc32, tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
+use crate::backend::partial::load_partial;
 use crate::error::Error;
 use crate::secret::{ct_eq, wipe_bytes};
 
@@ -175,7 +176,16 @@ impl Message {
                 continue;
             }
             let n = bytes.len().min(HOLD - used);
-            self.held[used..used + n].copy_from_slice(&bytes[..n]);
+            if n < BLOCK && used + BLOCK <= HOLD {
+                // A short piece (a TLS header) as one 16-byte store, not a memcpy call;
+                // the bytes after it in `held` are not in use.
+                // SAFETY: `bytes` holds `n` readable bytes.
+                let v = unsafe { load_partial(bytes.as_ptr(), n) };
+                self.held[used..used + 8].copy_from_slice(&v[0].to_le_bytes());
+                self.held[used + 8..used + 16].copy_from_slice(&v[1].to_le_bytes());
+            } else {
+                self.held[used..used + n].copy_from_slice(&bytes[..n]);
+            }
             self.held_len += n as u8;
             bytes = &bytes[n..];
             if self.held_len as usize == HOLD {
@@ -195,9 +205,14 @@ impl Message {
     /// Zero-pads `held` to a block boundary (the end of the AAD, or of the data).
     fn pad_held(&mut self) {
         let n = self.held_len as usize;
-        let padded = n.next_multiple_of(BLOCK);
-        self.held[n..padded].fill(0);
-        self.held_len = padded as u8;
+        let used = n % BLOCK;
+        if used != 0 {
+            let start = n - used;
+            let block: &mut [u8; 16] = (&mut self.held[start..start + BLOCK]).try_into().unwrap();
+            let kept = u128::from_le_bytes(*block) & ((1u128 << (8 * used)) - 1);
+            *block = kept.to_le_bytes();
+            self.held_len = (start + BLOCK) as u8;
+        }
     }
 
     /// Encrypts `buf` in place.
@@ -489,7 +504,6 @@ impl Message {
         }
         if self.provisional {
             self.provisional = false;
-            wipe_bytes(&mut self.held);
             self.held_len = 0;
             self.open_len = 0;
             self.phase = Phase::Done;
@@ -512,7 +526,6 @@ impl Message {
         }
         wipe_bytes(&mut self.mask);
         wipe_bytes(&mut self.keystream);
-        wipe_bytes(&mut self.held);
         self.held_len = 0;
         self.open_len = 0;
         self.phase = Phase::Done;
@@ -553,10 +566,10 @@ impl Message {
         self.core.data_len
     }
 
-    /// Overwrites every secret-dependent byte of the message state.
+    /// Overwrites every secret-dependent byte of the message state (`held` holds AAD and
+    /// ciphertext only, which are public).
     pub fn wipe(&mut self) {
         self.core.wipe();
-        wipe_bytes(&mut self.held);
         wipe_bytes(&mut self.keystream);
         wipe_bytes(&mut self.tag);
         wipe_bytes(&mut self.mask);

@@ -1,7 +1,7 @@
 //! Whole short messages in one pass, for both x86_64 backends (a handful of blocks gains
 //! nothing from 256-bit registers): E(K, J0) and up to seven counter blocks run AES
-//! round-major as eight lanes — on these cores the eight chains cost what one does, so
-//! the lane count is fixed and the data count needs no kernel of its own for AES — and
+//! round-major as two, four or eight lanes — AES is latency-bound here, so a few unused
+//! lanes cost little, and three lane counts keep the kernels few — and
 //! GHASH over the AAD, the ciphertext and the lengths block is one aggregated sum over
 //! H^n..H^1 with one reduction. Partial blocks are read and written in registers
 //! (`backend/partial.rs`); the partial last ciphertext block is masked to its length
@@ -78,10 +78,33 @@ pub(crate) unsafe fn short<const ENC: bool>(
     len: usize,
     verify: Option<&[u8]>,
 ) -> ([u8; 16], bool) {
+    // SAFETY: forwarded contract; features enabled.
+    unsafe {
+        match len.div_ceil(16) {
+            0 | 1 => short_lanes::<ENC, 2>(k, j0, aad, src, dst, len, verify),
+            2 | 3 => short_lanes::<ENC, 4>(k, j0, aad, src, dst, len, verify),
+            _ => short_lanes::<ENC, 8>(k, j0, aad, src, dst, len, verify),
+        }
+    }
+}
+
+/// [`short`] with `LANES` AES lanes (E(K, J0) and `LANES` − 1 counter blocks).
+#[inline(never)]
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn short_lanes<const ENC: bool, const LANES: usize>(
+    k: &XKey,
+    j0: &[u8; 16],
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    verify: Option<&[u8]>,
+) -> ([u8; 16], bool) {
     let n = len.div_ceil(16);
     let a = aad.len().div_ceil(16);
     let total = a + n + 1;
-    debug_assert!(n <= DATA_BLOCKS && total <= HASH_BLOCKS);
+    debug_assert!(n < LANES && n <= DATA_BLOCKS && total <= HASH_BLOCKS);
     // SAFETY: features enabled; every pointer access stays inside the `len` bytes of
     // `src`/`dst` and `aad` (block_at, store_partial); key indices ≤ 15.
     unsafe {
@@ -89,7 +112,7 @@ pub(crate) unsafe fn short<const ENC: bool>(
         // J0 byte-reversed has its 32-bit counter in lane 0: lane i is J0 + i (inc32).
         let c = _mm_shuffle_epi8(load(j0.as_ptr()), bs);
         let key = rk(k, 0);
-        let mut lanes = [_mm_setzero_si128(); 8];
+        let mut lanes = [_mm_setzero_si128(); LANES];
         for (i, l) in lanes.iter_mut().enumerate() {
             let ctr = _mm_shuffle_epi8(_mm_add_epi32(c, _mm_cvtsi32_si128(i as i32)), bs);
             *l = _mm_xor_si128(ctr, key);
@@ -120,7 +143,7 @@ pub(crate) unsafe fn short<const ENC: bool>(
         for i in 0..a {
             hash(block_at(aad.as_ptr(), i, aad.len()));
         }
-        let mut out = [_mm_setzero_si128(); DATA_BLOCKS];
+        let mut out = [_mm_setzero_si128(); LANES];
         for (i, o) in out.iter_mut().enumerate().take(n) {
             let x = block_at(src, i, len);
             *o = _mm_xor_si128(x, lanes[i + 1]);
