@@ -8,7 +8,8 @@
 #   - cross gcc, qemu-user, meson/ninja/pkg-config, llvm-19 (llvm-mca with N1/V1 models);
 #   - nettle, libgcrypt and OpenSSL headers for the side-by-side comparisons, gnutls-bin
 #     for the TLS loopback test, and Debian's arm64 libnettle8 for the qemu drop-in test;
-#   - the NIST CAVP GCM vectors from the cryptography-vectors wheel (PyPI).
+#   - the NIST CAVP GCM vectors from the cryptography-vectors wheel (PyPI);
+#   - cargo-fuzz (crates.io) for the fuzz targets, run with rustup's nightly toolchain.
 set -euo pipefail
 
 RUST_DEB_VERSION=1.85.0+dfsg3-1~deb12u3
@@ -73,6 +74,19 @@ done
 # rustup's cargo/rustfmt/clippy drive the native build; make sure the components exist.
 if command -v rustup >/dev/null 2>&1; then
   rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt || true
+fi
+
+# cargo-fuzz (pinned) for the fuzz targets in fuzz/ (scripts/fuzz.sh, the bounded run in
+# scripts/test.sh). It drives rustup's nightly toolchain, which this machine kind comes with;
+# neither is fatal here: without them the fuzz rows of the suite fail and say why.
+CARGO_FUZZ_VERSION=0.13.2
+if command -v rustup >/dev/null 2>&1; then
+  cargo +nightly --version >/dev/null 2>&1 || log "warning: no rustup nightly toolchain (fuzzing needs it)"
+  if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]; then
+    log "installing cargo-fuzz $CARGO_FUZZ_VERSION"
+    cargo install -q --locked --version "$CARGO_FUZZ_VERSION" cargo-fuzz ||
+      log "warning: cargo-fuzz $CARGO_FUZZ_VERSION did not install"
+  fi
 fi
 
 # Debian's arm64 libnettle8 (the same version as nettle-dev), for the nettle drop-in tests

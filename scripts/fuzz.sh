@@ -7,10 +7,11 @@
 # a timeout or running out of memory); the reproducer is left in target/fuzz/artifacts/.
 #
 # usage: scripts/fuzz.sh [--seconds N] [--only T1,T2] [--fresh] [--no-build] [--lint]
-#                        [--write-seeds | --check-seeds]
+#                        [--work DIR] [--write-seeds | --check-seeds]
 #   --seconds N     time per target (default 600)
 #   --only T1,T2    these targets only (default: every target `cargo fuzz list` names)
 #   --fresh         start from the seeds alone (an empty working corpus)
+#   --work DIR      corpus, artifacts, logs and the binaries run under DIR (default target/fuzz)
 #   --lint          also cargo fmt --check and clippy -D warnings over fuzz/
 #   --write-seeds   regenerate fuzz/seeds/<target>/ with each target's seed generator, no run
 #   --check-seeds   fail if a committed seed directory differs from what its generator makes
@@ -20,12 +21,13 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-seconds=600 only="" fresh=0 build=1 lint=0 seeds_mode=""
+seconds=600 only="" fresh=0 build=1 lint=0 seeds_mode="" work=target/fuzz
 while [ $# -gt 0 ]; do
   case $1 in
     --seconds) seconds=$2; shift ;;
     --only) only=$2; shift ;;
     --fresh) fresh=1 ;;
+    --work) work=$2; shift ;;
     --no-build) build=0 ;;
     --lint) lint=1 ;;
     --write-seeds) seeds_mode=write ;;
@@ -43,15 +45,17 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
   echo "fuzz.sh: cargo-fuzz is missing (scripts/deps.sh installs it)" >&2; exit 1
 fi
 
-bindir=fuzz/target/x86_64-unknown-linux-gnu/release
-work=target/fuzz
-mkdir -p "$work/logs"
+built=fuzz/target/x86_64-unknown-linux-gnu/release
+# The runs use copies, so that a rebuild while they go on changes nothing under them.
+bindir=$work/bin
+mkdir -p "$work/logs" "$bindir"
 failed=0
 
 if [ $lint = 1 ]; then
-  (cd fuzz && cargo +nightly fmt --check) || { echo "fuzz/: cargo fmt --check failed"; failed=1; }
-  (cd fuzz && cargo +nightly clippy --all-targets -q -- -D warnings) ||
-    { echo "fuzz/: clippy failed"; failed=1; }
+  if (cd fuzz && cargo +nightly fmt --check); then echo "lint fmt: ok"
+  else echo "lint fmt: FAILED (fuzz/: cargo +nightly fmt)"; failed=1; fi
+  if (cd fuzz && cargo +nightly clippy --all-targets -q -- -D warnings); then echo "lint clippy: ok"
+  else echo "lint clippy: FAILED"; failed=1; fi
 fi
 
 if [ -n "$only" ]; then
@@ -68,6 +72,9 @@ if [ $build = 1 ]; then
       { tail -30 "$work/logs/build-$t.log"; echo "fuzz.sh: build of $t failed" >&2; exit 1; }
   done
 fi
+for t in "${targets[@]}"; do
+  cp "$built/$t" "$bindir/$t" || { echo "fuzz.sh: $t is not built" >&2; exit 1; }
+done
 
 # Seeds: each target writes its own when STITCHGCM_FUZZ_WRITE_SEEDS names a directory.
 if [ -n "$seeds_mode" ]; then

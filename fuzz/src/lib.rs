@@ -16,6 +16,9 @@
 pub mod guard;
 pub mod input;
 pub mod native;
+pub mod native_oneshot;
+pub mod native_program;
+pub mod nettle;
 pub mod oracle;
 
 use std::path::Path;
@@ -89,6 +92,11 @@ pub fn filled(seed: u64, len: usize) -> Vec<u8> {
 
 /// Tag lengths SP 800-38D allows (4 and 8 for special uses only).
 pub const TAG_LENS: [usize; 7] = [4, 8, 12, 13, 14, 15, 16];
+
+/// Whether the header documents `len` as a tag length.
+pub fn tag_len_ok(len: usize) -> bool {
+    TAG_LENS.contains(&len)
+}
 
 /// Lower-case hex, for failure messages.
 pub fn hex(b: &[u8]) -> String {

@@ -126,6 +126,13 @@ impl Expect {
         self
     }
 
+    /// The rule of every call that uses the message: a key (no key is `INV_STATE` or
+    /// `MISSING_KEY`, the header leaves it open) and an IV. Only for a live handle.
+    pub fn needs_message(&mut self, live: bool, has_key: bool, has_msg: bool) -> &mut Self {
+        self.unless_any(!live || has_key, &[INV_STATE, MISSING_KEY])
+            .unless(!live || has_msg, INV_STATE)
+    }
+
     /// Whether the call is valid (no rule broken).
     pub fn valid(&self) -> bool {
         self.violated.is_empty()
