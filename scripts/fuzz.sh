@@ -12,7 +12,7 @@
 #   --only T1,T2    these targets only (default: every target `cargo fuzz list` names)
 #   --fresh         start from the seeds alone (an empty working corpus)
 #   --work DIR      corpus, artifacts, logs and the binaries run under DIR (default target/fuzz)
-#   --lint          also cargo fmt --check and clippy -D warnings over fuzz/
+#   --lint          also cargo fmt --check, clippy -D warnings and the unit tests of fuzz/
 #   --write-seeds   regenerate fuzz/seeds/<target>/ with each target's seed generator, no run
 #   --check-seeds   fail if a committed seed directory differs from what its generator makes
 # Reproduce a crash: fuzz/target/x86_64-unknown-linux-gnu/release/<target> <artifact>
@@ -56,6 +56,9 @@ if [ $lint = 1 ]; then
   else echo "lint fmt: FAILED (fuzz/: cargo +nightly fmt)"; failed=1; fi
   if (cd fuzz && cargo +nightly clippy --all-targets -q -- -D warnings); then echo "lint clippy: ok"
   else echo "lint clippy: FAILED"; failed=1; fi
+  # The fuzz crate's own unit tests (e.g. the counter-placing IVs against aes-gcm).
+  if (cd fuzz && cargo +nightly test -q --lib); then echo "lint unit-tests: ok"
+  else echo "lint unit-tests: FAILED"; failed=1; fi
 fi
 
 if [ -n "$only" ]; then

@@ -17,11 +17,13 @@
 use stitchgcm::{cpu, open, seal, BackendId, Error, Key, Message};
 use stitchgcm_fuzz::guard::Guarded;
 use stitchgcm_fuzz::input::{Codec, Visit};
-use stitchgcm_fuzz::{filled, hex, oracle, Seeds, TAG_LENS};
+use stitchgcm_fuzz::{counter, filled, hex, oracle, Seeds, TAG_LENS};
 
 const MAX_AAD: usize = 1100;
 const MAX_DATA: usize = 4200;
 const MAX_IV: usize = 300;
+/// Blocks before the counter wraps, at most (the data holds up to 262 blocks).
+const MAX_CTR_BACK: usize = 270;
 const MAX_CALLS: usize = 24;
 /// Extra bytes of a "longer than needed" destination.
 const DST_EXTRA: usize = 19;
@@ -31,6 +33,12 @@ const DST_EXTRA: usize = 19;
 struct Spec {
     key: Vec<u8>,
     iv: Vec<u8>,
+    /// 0: `iv` is the IV; 1: `iv` is the upper 96 bits of J0 and its low word is
+    /// 2^32 − 1 − `ctr_back` (the counter wraps after `ctr_back` + 1 blocks); 2: likewise
+    /// with the low word `ctr_word` except for a low byte of 255 − `ctr_back` % 256.
+    counter: usize,
+    ctr_back: usize,
+    ctr_word: u32,
     aad_len: usize,
     data_len: usize,
     /// Seeds the AAD and plaintext bytes.
@@ -54,13 +62,20 @@ impl Visit for Spec {
         let mut key_len = s.key.len();
         c.pick(&mut key_len, &[16, 24, 32]);
         c.bytes(&mut s.key, key_len);
+        c.below(&mut s.counter, 3);
         let mut iv_len = s.iv.len();
-        let mut standard_iv = iv_len == 12;
-        c.bool(&mut standard_iv);
-        if standard_iv {
+        if s.counter > 0 {
             iv_len = 12;
+            c.range(&mut s.ctr_back, 0, MAX_CTR_BACK);
+            c.u32(&mut s.ctr_word);
         } else {
-            c.range(&mut iv_len, 1, MAX_IV);
+            let mut standard_iv = iv_len == 12;
+            c.bool(&mut standard_iv);
+            if standard_iv {
+                iv_len = 12;
+            } else {
+                c.range(&mut iv_len, 1, MAX_IV);
+            }
         }
         c.bytes(&mut s.iv, iv_len);
         c.length(&mut s.aad_len, MAX_AAD);
@@ -79,9 +94,12 @@ impl Visit for Spec {
     }
 }
 
-/// A decoded case with its message bytes.
+/// A decoded case with its message bytes and IV.
 struct Case {
     s: Spec,
+    iv: Vec<u8>,
+    /// The J0 a `counter` case constructed its IV for.
+    j0: Option<[u8; 16]>,
     aad: Vec<u8>,
     pt: Vec<u8>,
 }
@@ -95,7 +113,19 @@ impl core::ops::Deref for Case {
 
 fn case(data: &[u8]) -> Case {
     let s = Spec::decode(data);
+    let j0 = (s.counter > 0).then(|| {
+        let low = match s.counter {
+            1 => u32::MAX - s.ctr_back as u32,
+            _ => (s.ctr_word & !0xff) | (255 - (s.ctr_back % 256) as u32),
+        };
+        let mut j0 = [0u8; 16];
+        j0[..12].copy_from_slice(&s.iv);
+        j0[12..].copy_from_slice(&low.to_be_bytes());
+        j0
+    });
     Case {
+        iv: j0.map_or_else(|| s.iv.clone(), |j| counter::iv_for_j0(&s.key, &j).to_vec()),
+        j0,
         aad: filled(s.seed, s.aad_len),
         pt: filled(!s.seed, s.data_len),
         s,
@@ -274,6 +304,16 @@ fn run(data: &[u8]) {
     let mut ct = vec![0u8; c.pt.len()];
     let mut tag = [0u8; 16];
     seal(&soft, &c.iv, &c.aad, &c.pt, &mut ct, &mut tag).expect("soft seal");
+    if let (Some(j0), true) = (c.j0, c.pt.len() >= 16) {
+        // The constructed IV is in use: the first block is encrypted under inc32(J0).
+        let ks = counter::aes_block(&c.key, &counter::counter_block(&j0, 1));
+        let first: Vec<u8> = (0..16).map(|i| ct[i] ^ c.pt[i]).collect();
+        assert_eq!(
+            hex(&first),
+            hex(&ks),
+            "the IV does not give the J0 it was made for"
+        );
+    }
     if let Some((oct, otag)) = oracle::seal(&c.key, &c.iv, &c.aad, &c.pt) {
         assert!(oct == ct, "soft vs aes-gcm: ciphertext");
         assert_eq!(hex(&otag), hex(&tag), "soft vs aes-gcm: tag");
@@ -329,6 +369,7 @@ fn seeds() -> Seeds {
                     tag_len: TAG_LENS[k % TAG_LENS.len()],
                     flip_in: k % 3,
                     flip_bit: (k * 37) as u16,
+                    ..Spec::default()
                 };
                 let name = format!(
                     "k{key_len}-iv{}-aad{}-data{data_len}-{}",
@@ -338,6 +379,36 @@ fn seeds() -> Seeds {
                 );
                 out.push((name, spec.encode()));
             }
+        }
+        // The counter wrapping inside the message (after 1, 4 and 41 blocks) and its low
+        // byte wrapping, split across calls.
+        for (counter, back, data_len, calls) in [
+            (1, 0, 40, &[40][..]),
+            (1, 3, 100, &[17, 83][..]),
+            (1, 40, 4100, &[1000, 3100][..]),
+            (2, 0, 300, &[300][..]),
+            (2, 7, 2000, &[5, 11, 1984][..]),
+        ] {
+            n += 1;
+            let k = n as usize;
+            let mut spec = Spec {
+                key: filled(n, key_len),
+                iv: filled(!n, 12),
+                counter,
+                ctr_back: back,
+                ctr_word: (n * 0x0101_0101) as u32,
+                data_len,
+                seed: n,
+                enc_calls: calls.to_vec(),
+                dec_calls: calls.iter().rev().copied().collect(),
+                in_place: k.is_multiple_of(2),
+                src_off: k % 16,
+                dst_off: (k * 7) % 16,
+                tag_len: 16,
+                ..Spec::default()
+            };
+            let name = format!("k{key_len}-counter{counter}-back{back}-data{data_len}");
+            out.push((name, spec.encode()));
         }
     }
     out

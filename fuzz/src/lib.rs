@@ -13,6 +13,7 @@
 //! `fuzz/seeds/<target>/` (the committed corpus) and `--check-seeds` compares them.
 #![feature(cfg_sanitize)]
 
+pub mod counter;
 pub mod guard;
 pub mod input;
 pub mod native;
