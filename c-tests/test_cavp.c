@@ -3,8 +3,9 @@
  *
  * Reads gcmEncryptExtIV{128,192,256}.rsp and gcmDecrypt{128,192,256}.rsp (from NIST's
  * CAVP, shipped in the cryptography-vectors wheel; scripts/deps.sh fetches them) and
- * checks every record three ways: one-shot sgcm_seal/sgcm_open, and the handle API with
- * the data split at a record-dependent point. FAIL records of the decrypt files must be
+ * checks every record three ways: one-shot sgcm_seal/sgcm_open, the keyed one-shot
+ * sgcm_aead_seal/sgcm_aead_open on a handle, and the handle API with the data split at a
+ * record-dependent point. FAIL records of the decrypt files must be
  * rejected with SGCM_ERR_CHECKSUM and leave the output untouched.
  *
  * usage: test_cavp <dir with the .rsp files>
@@ -80,6 +81,14 @@ static void check_encrypt(const char *name, const struct record *r)
     e |= sgcm_cipher_checktag(h, r->tag, r->taglen);
     CHECK(e == 0, "handle path error");
     CHECK(memcmp(out, r->ct, r->ptlen) == 0, "handle ciphertext differs");
+
+    /* Keyed one-shot on the same handle, out of place. */
+    unsigned char out2[MAX];
+    e = sgcm_aead_seal(h, r->iv, r->ivlen, r->aad, r->aadlen, r->pt, r->ptlen, out2, tag,
+                       r->taglen);
+    CHECK(e == 0, "aead_seal error %u", e);
+    CHECK(memcmp(out2, r->ct, r->ptlen) == 0, "aead_seal ciphertext differs");
+    CHECK(memcmp(tag, r->tag, r->taglen) == 0, "aead_seal tag differs");
     sgcm_cipher_close(h);
 }
 
@@ -116,6 +125,18 @@ static void check_decrypt(const char *name, const struct record *r)
     CHECK(e == (r->fail ? SGCM_ERR_CHECKSUM : 0u), "handle checktag gave %u", e);
     if (!r->fail)
         CHECK(memcmp(out, r->pt, r->ptlen) == 0, "handle plaintext differs");
+
+    /* Keyed one-shot on the same handle, in place: nothing may change on a FAIL record. */
+    memcpy(out, r->ct, r->ctlen);
+    e = sgcm_aead_open(h, r->iv, r->ivlen, r->aad, r->aadlen, NULL, r->ctlen, out, r->tag,
+                       r->taglen);
+    if (r->fail) {
+        CHECK(e == SGCM_ERR_CHECKSUM, "aead_open accepted a FAIL record (%u)", e);
+        CHECK(memcmp(out, r->ct, r->ctlen) == 0, "rejected aead_open wrote output");
+    } else {
+        CHECK(e == 0, "aead_open error %u", e);
+        CHECK(memcmp(out, r->pt, r->ptlen) == 0, "aead_open plaintext differs");
+    }
     sgcm_cipher_close(h);
 }
 

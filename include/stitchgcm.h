@@ -90,11 +90,6 @@ typedef struct sgcm_cipher_handle *sgcm_cipher_hd_t;
 #define SGCM_ERR_NOT_SUPPORTED 60
 
 /**
- * Unknown operation (GPG_ERR_INV_OP).
- */
-#define SGCM_ERR_INV_OP 61
-
-/**
  * Mode is not GCM (GPG_ERR_INV_CIPHER_MODE).
  */
 #define SGCM_ERR_INV_CIPHER_MODE 71
@@ -211,9 +206,35 @@ sgcm_error_t sgcm_cipher_checktag(sgcm_cipher_hd_t h, const void *tag, size_t ta
 sgcm_error_t sgcm_cipher_reset(sgcm_cipher_hd_t h);
 
 /**
- * One-shot encryption: key (16/24/32 bytes selects AES-128/192/256), IV (≥ 1 byte),
- * AAD, `len` bytes from `in` to `out` (`in` NULL or equal to `out`: in place), tag of
- * `taglen` bytes (4, 8, 12..16).
+ * Seals one whole message with the key of an open handle (the per-packet call of TLS,
+ * QUIC and IPsec stacks): IV (≥ 1 byte; 12 is the fast, standard one), AAD, `len` bytes
+ * from `in` to `out` (`in` NULL or equal to `out`: in place), tag of `taglen` bytes (4, 8,
+ * 12..16). The handle's own message state is neither used nor changed, so several
+ * threads may seal and open on one handle at once as long as none re-keys or closes it.
+ * Errors: `SGCM_ERR_INV_ARG` (NULL handle or pointer), `SGCM_ERR_MISSING_KEY` (no key
+ * set), `SGCM_ERR_INV_LENGTH` (IV, tag or GCM length limits).
+ *
+ * # Safety
+ * `h` is an open handle; every pointer is readable (writable for `out`, `tag`) for its
+ * length; `in` and `out` are equal or disjoint. Pointers may be NULL when their length
+ * is 0.
+ */
+sgcm_error_t sgcm_aead_seal(sgcm_cipher_hd_t h, const void *iv, size_t ivlen, const void *aad, size_t aadlen, const void *in_, size_t len, void *out, void *tag, size_t taglen);
+
+/**
+ * Opens one whole message with the key of an open handle; writes no plaintext unless the
+ * tag verifies (`SGCM_ERR_CHECKSUM` on a mismatch, with `out` untouched). Arguments,
+ * threading and errors as for `sgcm_aead_seal`, with `tag` readable.
+ *
+ * # Safety
+ * As for `sgcm_aead_seal`.
+ */
+sgcm_error_t sgcm_aead_open(sgcm_cipher_hd_t h, const void *iv, size_t ivlen, const void *aad, size_t aadlen, const void *in_, size_t len, void *out, const void *tag, size_t taglen);
+
+/**
+ * One-shot encryption with a raw key: key (16/24/32 bytes selects AES-128/192/256), then
+ * as `sgcm_aead_seal`. The key is expanded for this call only (and wiped): a caller
+ * with many messages under one key should key a handle once and use `sgcm_aead_seal`.
  *
  * # Safety
  * Every pointer is readable (writable for `out`, `tag`) for its length; `in` and `out`
@@ -222,9 +243,10 @@ sgcm_error_t sgcm_cipher_reset(sgcm_cipher_hd_t h);
 sgcm_error_t sgcm_seal(const void *key, size_t keylen, const void *iv, size_t ivlen, const void *aad, size_t aadlen, const void *in_, size_t len, void *out, void *tag, size_t taglen);
 
 /**
- * One-shot decryption that writes no plaintext unless the tag verifies (it hashes the
- * ciphertext first and decrypts only after a constant-time tag check). Returns
- * `SGCM_ERR_CHECKSUM` on a mismatch, with `out` untouched.
+ * One-shot decryption with a raw key that writes no plaintext unless the tag verifies
+ * (it hashes the ciphertext first and decrypts only after a constant-time tag check).
+ * Returns `SGCM_ERR_CHECKSUM` on a mismatch, with `out` untouched. The key is expanded
+ * for this call only, as in `sgcm_seal`.
  *
  * # Safety
  * As for `sgcm_seal`, with `tag` readable.

@@ -3,7 +3,7 @@
 # and the C benchmark harness with meson, and runs bench/bench-gcm -- stitchgcm (every
 # backend this CPU runs, each forced in turn) next to nettle, libgcrypt and OpenSSL:
 #   - bench-slope tables (GCM enc/dec/auth, ns/B, MiB/s, c/B, auto Mhz) per implementation;
-#   - a tcrypt-style table (16 ... 8192-byte messages, cycles per message);
+#   - tcrypt-style tables (16 ... 8192-byte messages, cycles per message; TLS records);
 #   - a check line per implementation (same ciphertexts and tags, known answers);
 # and keeps the text, the CSV and the SVG chart in target/bench/ (bench-gcm.{txt,csv,svg}).
 #

@@ -7,7 +7,8 @@
 #     without rustup targets;
 #   - cross gcc, qemu-user, meson/ninja/pkg-config, llvm-19 (llvm-mca with N1/V1 models);
 #   - nettle, libgcrypt and OpenSSL headers for the side-by-side comparisons, gnutls-bin
-#     for the TLS loopback test, and Debian's arm64 libnettle8 for the qemu drop-in test;
+#     for the TLS loopback test, Debian's arm64 libnettle8 for the qemu drop-in test, the arm64
+#     nettle/OpenSSL/libgcrypt and qemu's plugin header for the whole-call model;
 #   - the NIST CAVP GCM vectors from the cryptography-vectors wheel (PyPI);
 #   - cargo-fuzz (crates.io) for the fuzz targets, run with rustup's nightly toolchain.
 set -euo pipefail
@@ -89,17 +90,56 @@ if command -v rustup >/dev/null 2>&1; then
   fi
 fi
 
-# Debian's arm64 libnettle8 (the same version as nettle-dev), for the nettle drop-in tests
-# under qemu-aarch64 (scripts/test-nettle.sh aarch64).
+# Debian's arm64 builds of the peers, each the same version as the installed amd64 package:
+# libnettle8 for the nettle drop-in tests under qemu-aarch64 (scripts/test-nettle.sh aarch64);
+# libnettle8, libssl3, libgcrypt20 and libgpg-error0 (runtime) and the -dev packages of the
+# last three (arm64 headers and link names) for the whole-call model (scripts/whole-call/).
 arm64=$top/.deps/arm64
-if [ ! -e "$arm64/usr/lib/aarch64-linux-gnu/libnettle.so.8" ]; then
-  ver=$(dpkg-query -W -f='${Version}' libnettle8 2>/dev/null || true)
-  log "fetching Debian's arm64 libnettle8 ${ver}"
+fetch_arm64() { # PACKAGE FILE-IT-PROVIDES: apt-get download + dpkg-deb -x into .deps/arm64
+  local pkg=$1 file=$2 ver tmp
+  [ -e "$arm64/$file" ] && return 0
+  ver=$(dpkg-query -W -f='${Version}' "$pkg:amd64" 2>/dev/null || dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
+  log "fetching Debian's arm64 $pkg ${ver}"
   tmp=$(mktemp -d)
   chmod 755 "$tmp"
-  (cd "$tmp" && apt-get download -qq "libnettle8:arm64${ver:+=$ver}" 2>/dev/null &&
-    mkdir -p "$arm64" && dpkg-deb -x ./libnettle8_*.deb "$arm64")
+  # The installed version may have left the archive (security updates): then the current one.
+  (cd "$tmp" && { apt-get download -qq "$pkg:arm64${ver:+=$ver}" 2>/dev/null ||
+      { log "  $pkg:arm64=$ver is no longer in the archive; taking the current version"
+        apt-get download -qq "$pkg:arm64"; }; } &&
+    mkdir -p "$arm64" && dpkg-deb -x ./"${pkg}"_*.deb "$arm64" &&
+    dpkg-deb -f ./"${pkg}"_*.deb Package Version | paste -sd' ' >>"$arm64/VERSIONS")
   rm -rf "$tmp"
+}
+L=usr/lib/aarch64-linux-gnu
+fetch_arm64 libnettle8 $L/libnettle.so.8
+fetch_arm64 libssl3 $L/libcrypto.so.3
+fetch_arm64 libgcrypt20 $L/libgcrypt.so.20
+fetch_arm64 libgpg-error0 lib/aarch64-linux-gnu/libgpg-error.so.0
+fetch_arm64 libssl-dev usr/include/aarch64-linux-gnu/openssl/configuration.h
+fetch_arm64 libgcrypt20-dev usr/include/gcrypt.h
+fetch_arm64 libgpg-error-dev usr/include/aarch64-linux-gnu/gpg-error.h
+
+# qemu's TCG plugin header (qemu-plugin.h, API version 1, GPL-2.0-or-later: not kept in this
+# repository) from the Debian source package of the installed qemu-user, for the whole-call
+# model's plugin (scripts/whole-call/trace-plugin.c). apt-get source with a private
+# configuration (deb-src lines, lists and cache under .deps/), so the system's apt is untouched;
+# apt checks the tarball against the signed Sources index.
+qplug=$top/.deps/qemu-plugin
+if [ ! -e "$qplug/qemu-plugin.h" ]; then
+  qsrc=$(dpkg-query -W -f='${source:Version}' qemu-user 2>/dev/null || true)
+  log "fetching qemu-plugin.h from Debian's qemu source ${qsrc}"
+  qa=$top/.deps/apt-src
+  mkdir -p "$qa/lists/partial" "$qa/cache" "$qplug"
+  for s in bookworm bookworm-updates; do echo "deb-src http://deb.debian.org/debian $s main"; done >"$qa/sources.list"
+  echo "deb-src http://deb.debian.org/debian-security bookworm-security main" >>"$qa/sources.list"
+  aopt=(-o Dir::Etc::SourceList="$qa/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+        -o Dir::State::Lists="$qa/lists" -o Dir::Cache="$qa/cache" -qq)
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp"
+  (cd "$tmp" && apt-get "${aopt[@]}" update && apt-get "${aopt[@]}" source --download-only "qemu${qsrc:+=$qsrc}" 2>/dev/null &&
+    tar -xJf qemu_*.orig.tar.xz --wildcards '*/include/qemu/qemu-plugin.h' &&
+    cp qemu-*/include/qemu/qemu-plugin.h "$qplug/")
+  rm -rf "$tmp" "$qa"
 fi
 
 # NIST CAVP GCM vectors (gcmEncryptExtIV*.rsp, gcmDecrypt*.rsp) from the cryptography-vectors wheel.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# gen-arm-neon.py - generates src/backend/arm_neon/kernels.rs, the ARMv7 NEON kernels of
+# gen-arm-neon.py - generates src/backend/arm/neon/kernels.rs, the ARMv7 NEON kernels of
 # the `arm-neon` backend, as one `asm!` block per loop.
 #
 # Why a generator: the kernels are long straight-line programs (a bit-sliced AES round is
@@ -257,10 +257,11 @@ def allocate(prog, nregs=16):
 
 # ------------------------------------------------------------------ AES (bit-sliced)
 def parse_sbox():
-    """The Boyar-Peralta gates of the soft backend (src/backend/soft/aes.rs), reused
-    here verbatim as a netlist; the output NOTs are left out (folded into the keys)."""
-    text = open(os.path.join(ROOT, 'src/backend/soft/aes.rs')).read()
-    body = text[text.index('fn sub_bytes'):text.index('fn shift_rows')]
+    """The Boyar-Peralta gates of the shared S-box circuit (src/backend/sbox.rs), used
+    here verbatim as a netlist; the circuit leaves out the affine constant (folded into
+    the keys)."""
+    text = open(os.path.join(ROOT, 'src/backend/sbox.rs')).read()
+    body = text[text.index('fn sub_bytes_planes'):]
     gates = re.findall(r'let (\w+) = (\w+) ([\^&]) (\w+);', body)
     outs = re.findall(r'q\[(\d)\] = !?\(?(\w+) \^ (\w+)\)?;', body)
     assert len(gates) == 27 + 63 + 30 and len(outs) == 8, (len(gates), len(outs))
@@ -843,7 +844,7 @@ CLOBBERS = '\n'.join(f'            out("d{i}") _,' for i in range(16)) + '\n    
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--check', action='store_true')
-    ap.add_argument('--out', default=os.path.join(ROOT, 'src/backend/arm_neon/kernels.rs'))
+    ap.add_argument('--out', default=os.path.join(ROOT, 'src/backend/arm/neon/kernels.rs'))
     ap.add_argument('--verify', action='store_true')
     ap.add_argument('--only')
     args = ap.parse_args()

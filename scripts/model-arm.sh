@@ -23,6 +23,15 @@
 #                        counter/pointer evidence and the body that is modelled
 #   scripts/model-arm.sh --selftest     model synthetic OpenSSL-like 8-block AES(-GCM) loops
 #                        and check them against the crypto-pipe bound
+#   scripts/model-arm.sh [--target ...] --whole-call [--check] [--only IDS]
+#                        whole-call model: the instruction stream of one warm call (setiv +
+#                        AAD + data + tag), traced under qemu with a TCG plugin and priced by
+#                        llvm-mca -iterations=1, for stitchgcm and Debian's arm64 nettle,
+#                        libgcrypt and OpenSSL (table WHOLE_CALLS below; method in
+#                        scripts/whole-call/whole-call.py and docs/modeling.md). --check also
+#                        checks the structure (markers, tags, crypto instructions, the 8 KiB
+#                        loop slice against the loop model within 2%) and fails on a problem;
+#                        --only runs some rows; --cpus keeps some llvm-mca CPUs
 # Options:
 #   --target T     aarch64 (default), armv7, or all
 #   --cpus LIST    comma-separated -mcpu names, replacing the per-kernel defaults
@@ -32,6 +41,8 @@
 #   --no-build     model the library already in target/debian (skip cargo)
 #   --no-cache     ignore the result cache (target/debian/model-arm-cache: llvm-mca results keyed
 #                  by tool version, cpu, flags and the exact loop text, so reuse is exact)
+#                  (--whole-call: target/debian/whole-call-cache, traces keyed by the hash of
+#                  binaries, libraries, qemu, cpu and arguments, llvm-mca results as above)
 #   --iterations N llvm-mca iterations (default 500, as for the peer figures)
 # Environment: LLVM_MCA, LLVM_OBJDUMP override the tools (llvm-mca must be >= 19).
 set -euo pipefail
@@ -50,40 +61,66 @@ HELPER=$ROOT/scripts/model-arm.py
 # exactly that many such instructions (catches a rolled inner loop being modelled instead).
 KERNELS=$(cat <<'TABLE'
 # id            target bytes cpus     symbol
-enc128          a64    128   a64      aarch64_ce::kernel_enc_aes128   # stitched CTR+GHASH, 8 blocks; expect aese=80 pmull=26
-enc192          a64    128   a64      aarch64_ce::kernel_enc_aes192   # expect aese=96 pmull=26
-enc256          a64    128   a64      aarch64_ce::kernel_enc_aes256   # expect aese=112 pmull=26
-dec128          a64    128   a64      aarch64_ce::kernel_dec_aes128   # expect aese=80 pmull=26
-dec192          a64    128   a64      aarch64_ce::kernel_dec_aes192   # expect aese=96 pmull=26
-dec256          a64    128   a64      aarch64_ce::kernel_dec_aes256   # expect aese=112 pmull=26
-ghash           a64    256   a64      aarch64_ce::kernel_ghash        # GHASH only, 16 blocks; expect pmull=50
-enc128-eor3     a64    128   a64      aarch64_ce::kernel_enc_aes128_eor3 # EOR3 variant (SHA3 cores); expect aese=80 pmull=26
-enc256-eor3     a64    128   a64      aarch64_ce::kernel_enc_aes256_eor3 # EOR3 variant (SHA3 cores); expect aese=112 pmull=26
-dec128-eor3     a64    128   a64      aarch64_ce::kernel_dec_aes128_eor3 # EOR3 variant (SHA3 cores); expect aese=80 pmull=26
-neon-ghash      a64    128   a64      aarch64_neon::kernel_ghash       # NEON pmull.8b GHASH, 8 blocks, one placement+reduction; expect pmull=192
-neon-ctr128     a64    128   a64      aarch64_neon::kernel_ctr_aes128  # bit-sliced AES-128 CTR, 8 blocks
-neon-ctr256     a64    128   a64      aarch64_neon::kernel_ctr_aes256  # bit-sliced AES-256 CTR, 8 blocks
-neon-enc128     a64    128   a64      aarch64_neon::kernel_enc_aes128  # bit-sliced CTR + pmull.8b GHASH; expect pmull=192
-neon-dec128     a64    128   a64      aarch64_neon::kernel_dec_aes128  # expect pmull=192
-neon-enc256     a64    128   a64      aarch64_neon::kernel_enc_aes256  # expect pmull=192
+enc128          a64    128   a64      aarch64::ce::kernel_enc_aes128   # stitched CTR+GHASH, 8 blocks; expect aese=80 pmull=26
+enc192          a64    128   a64      aarch64::ce::kernel_enc_aes192   # expect aese=96 pmull=26
+enc256          a64    128   a64      aarch64::ce::kernel_enc_aes256   # expect aese=112 pmull=26
+dec128          a64    128   a64      aarch64::ce::kernel_dec_aes128   # expect aese=80 pmull=26
+dec192          a64    128   a64      aarch64::ce::kernel_dec_aes192   # expect aese=96 pmull=26
+dec256          a64    128   a64      aarch64::ce::kernel_dec_aes256   # expect aese=112 pmull=26
+ghash           a64    256   a64      aarch64::ce::kernel_ghash        # GHASH only, 16 blocks; expect pmull=50
+enc128-eor3     a64    128   a64      aarch64::ce::kernel_enc_aes128_eor3 # EOR3 variant (SHA3 cores); expect aese=80 pmull=26
+enc256-eor3     a64    128   a64      aarch64::ce::kernel_enc_aes256_eor3 # EOR3 variant (SHA3 cores); expect aese=112 pmull=26
+dec128-eor3     a64    128   a64      aarch64::ce::kernel_dec_aes128_eor3 # EOR3 variant (SHA3 cores); expect aese=80 pmull=26
+neon-ghash      a64    128   a64      aarch64::neon::kernel_ghash       # NEON pmull.8b GHASH, 8 blocks, one placement+reduction; expect pmull=192
+neon-ctr128     a64    128   a64      aarch64::neon::kernel_ctr_aes128  # bit-sliced AES-128 CTR, 8 blocks
+neon-ctr256     a64    128   a64      aarch64::neon::kernel_ctr_aes256  # bit-sliced AES-256 CTR, 8 blocks
+neon-enc128     a64    128   a64      aarch64::neon::kernel_enc_aes128  # bit-sliced CTR + pmull.8b GHASH; expect pmull=192
+neon-dec128     a64    128   a64      aarch64::neon::kernel_dec_aes128  # expect pmull=192
+neon-enc256     a64    128   a64      aarch64::neon::kernel_enc_aes256  # expect pmull=192
 # aarch64_neon / arm_ce / arm_neon kernels: add rows as they land, e.g.
-#   neon-ghash  a64    64    a64      aarch64_neon::kernel_ghash
+#   neon-ghash  a64    64    a64      aarch64::neon::kernel_ghash
 #   a32-enc128  a32    64    a32ce    arm_ce::kernel_enc_aes128
 #   a32-ghash   a32    16    a32neon  arm_neon::kernel_ghash
 # arm_neon (ARMv7 NEON, no crypto extensions): generated asm, 8 blocks per iteration;
 # vtbl = 16 per AES round (ShiftRows) + 16 (counter blocks), vmull = 8 x 3 per GHASH block
-a32-ghash       a32    128   a32neon  arm_neon::kernels::kernel_ghash        # vmull.p8 GHASH, 8 blocks; expect vmull=192
-a32-ctr128      a32    128   a32neon  arm_neon::kernels::kernel_ctr_aes128   # bit-sliced AES-128 CTR, 8 blocks; expect vtbl=176
-a32-ctr256      a32    128   a32neon  arm_neon::kernels::kernel_ctr_aes256   # expect vtbl=240
-a32-enc128      a32    128   a32neon  arm_neon::kernels::kernel_enc_aes128   # AES-128-GCM encrypt; expect vtbl=176 vmull=192
-a32-dec128      a32    128   a32neon  arm_neon::kernels::kernel_dec_aes128   # expect vtbl=176 vmull=192
-a32-enc192      a32    128   a32neon  arm_neon::kernels::kernel_enc_aes192   # expect vtbl=208 vmull=192
-a32-enc256      a32    128   a32neon  arm_neon::kernels::kernel_enc_aes256   # expect vtbl=240 vmull=192
-a32-dec256      a32    128   a32neon  arm_neon::kernels::kernel_dec_aes256   # expect vtbl=240 vmull=192
+a32-ghash       a32    128   a32neon  arm::neon::kernels::kernel_ghash        # vmull.p8 GHASH, 8 blocks; expect vmull=192
+a32-ctr128      a32    128   a32neon  arm::neon::kernels::kernel_ctr_aes128   # bit-sliced AES-128 CTR, 8 blocks; expect vtbl=176
+a32-ctr256      a32    128   a32neon  arm::neon::kernels::kernel_ctr_aes256   # expect vtbl=240
+a32-enc128      a32    128   a32neon  arm::neon::kernels::kernel_enc_aes128   # AES-128-GCM encrypt; expect vtbl=176 vmull=192
+a32-dec128      a32    128   a32neon  arm::neon::kernels::kernel_dec_aes128   # expect vtbl=176 vmull=192
+a32-enc192      a32    128   a32neon  arm::neon::kernels::kernel_enc_aes192   # expect vtbl=208 vmull=192
+a32-enc256      a32    128   a32neon  arm::neon::kernels::kernel_enc_aes256   # expect vtbl=240 vmull=192
+a32-dec256      a32    128   a32neon  arm::neon::kernels::kernel_dec_aes256   # expect vtbl=240 vmull=192
 # soft backend (portable fallback; also keeps the script exercised before the CE kernels exist)
 soft-ghash      a64    16    a64      soft::ghash::GhashKey::update   # 1 block/iteration
 soft-aes-round  a64    64    a64      soft::aes::encrypt4             # ONE round of 4 blocks; calls sub_bytes/shift_rows (not modelled)
 soft-ghash-a32  a32    16    a32neon  soft::ghash::GhashKey::update   # 1 block/iteration
+TABLE
+)
+
+# ---- whole-call table (--whole-call) -------------------------------------------------------
+# One row per implementation and workload, traced under each CPU of its target (a64: qemu
+# -cpu neoverse-n1 priced on neoverse-n1, -cpu cortex-a72 on cortex-a72 = LLVM's A57 model;
+# a32: qemu-arm -cpu cortex-a15 priced on cortex-a57, triple armv8a).  impl: a label the
+# benchmark registers (bench/gcm/impl-*.c: stitchgcm/<backend>, nettle, libgcrypt,
+# openssl); entry: the slot traced, seal (handle API: setiv + AAD + encrypt + tag),
+# seal_keyed (keyed one-shot), seal_rfc4106, or sgcm_seal (raw-key one-shot); keys and
+# sizes: comma lists (bits, bytes); iv, aad: bytes; expect: mnemonics the stream of every
+# call must contain (at least one per block, aese one per block and round), !m = must not;
+# env: VAR=value[,...] for the traced process, - for none.
+WHOLE_CALLS=$(cat <<'TABLE'
+# id            target impl                   entry     keys    sizes               iv aad expect           env
+stitchgcm       a64    stitchgcm/aarch64-ce   seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
+stitchgcm-seal  a64    stitchgcm/aarch64-ce   sgcm_seal 128,256 16,64,256,1420,8192 12 13  aese,pmull       -
+stitchgcm-neon  a64    stitchgcm/aarch64-neon seal      128,256 16,64,256,1420,8192 12 13  pmull,!aese      -
+nettle          a64    nettle                 seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
+libgcrypt       a64    libgcrypt              seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
+openssl         a64    openssl                seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
+arm-neon        a32    stitchgcm/arm-neon     seal      128,256 16,64,256,1420,8192 12 13  vmull,vtbl,!aese -
+# rows to come, one line each once the call exists (the driver reports a NULL slot as unavailable):
+#   stitchgcm-keyed a64  stitchgcm/aarch64-ce   seal_keyed   128,256 16,64,256,1420,8192 12 13 aese,pmull -
+#   esp-rfc4106     a64  stitchgcm/aarch64-ce   seal_rfc4106 160     1420                8  8  aese,pmull -  # key bits include the 4-byte salt
+#   nettle-a32      a32  nettle                 seal         128,256 16,64,256,1420,8192 12 13 -     -     # needs Debian's armhf peers in .deps/armhf
 TABLE
 )
 
@@ -93,7 +130,7 @@ usage() { # the header comment; to stderr when called for an error
 }
 die() { echo "model-arm: $*" >&2; exit 2; }
 
-TARGET=aarch64 CPUS= KEEP= BUILD=1 CACHE=1 ITER=500 MODE=table PKERNEL= PCPU=
+TARGET=aarch64 CPUS= KEEP= BUILD=1 CACHE=1 ITER=500 MODE=table PKERNEL= PCPU= WCHECK=0 WONLY=
 while [ $# -gt 0 ]; do
   case $1 in
     --target) TARGET=${2:?}; shift 2;;
@@ -108,6 +145,10 @@ while [ $# -gt 0 ]; do
     --pressure) MODE=pressure; PKERNEL=${2:?--pressure KERNEL CPU}; PCPU=${3:?--pressure KERNEL CPU}; shift 3;;
     --loops) MODE=loops; PKERNEL=${2:?--loops KERNEL}; shift 2;;
     --selftest) MODE=selftest; shift;;
+    --whole-call) MODE=wholecall; shift;;
+    --check) WCHECK=1; shift;;
+    --only) WONLY=${2:?}; shift 2;;
+    --only=*) WONLY=${1#*=}; shift;;
     -h|--help) usage 0;;
     *) echo "model-arm: unknown argument $1" >&2; usage 2;;
   esac
@@ -156,6 +197,21 @@ done
 TABLEFILE=$(mktemp /tmp/model-arm-table.XXXXXX)
 trap 'rm -f "$TABLEFILE"' EXIT
 printf '%s\n' "$KERNELS" > "$TABLEFILE"
+
+if [ $MODE = wholecall ]; then
+  MC=$(pick "${MCA/llvm-mca/llvm-mc}" llvm-mc-19 /usr/lib/llvm-19/bin/llvm-mc) || die "llvm-mc-19 not found"
+  WTABLE=$(mktemp /tmp/model-arm-whole.XXXXXX)
+  trap 'rm -f "$TABLEFILE" "$WTABLE"' EXIT
+  printf '%s\n' "$WHOLE_CALLS" > "$WTABLE"
+  WARGS=(--table "$WTABLE" --kernels "$TABLEFILE" "${LIBARGS[@]}" --mca "$MCA" --mc "$MC" --objdump "$OBJDUMP")
+  [ -n "$CPUS" ] && WARGS+=(--cpus "$CPUS")
+  [ -n "$KEEP" ] && WARGS+=(--keep "$KEEP")
+  [ -n "$WONLY" ] && WARGS+=(--only "$WONLY")
+  [ $CACHE = 1 ] && WARGS+=(--cache "$ROOT/target/debian/whole-call-cache" --loop-cache "$ROOT/target/debian/model-arm-cache")
+  [ $WCHECK = 1 ] && WARGS+=(--check)
+  "$PY" "$ROOT/scripts/whole-call/whole-call.py" "${WARGS[@]}"
+  exit
+fi
 
 ARGS=("${COMMON[@]}" --table "$TABLEFILE" "${LIBARGS[@]}")
 [ -n "$CPUS" ] && ARGS+=(--cpus "$CPUS")

@@ -8,9 +8,11 @@
 #   - armv7 under qemu-arm -cpu cortex-a15 (NEON, no crypto extensions) and -cpu max (AArch32
 #     crypto extensions), likewise;
 #   - the nettle drop-in (scripts/test-nettle.sh): x86_64 preload/relink/bindings, GnuTLS over
-#     loopback, and preload/relink under qemu-aarch64 with Debian's arm64 libnettle.
+#     loopback, and preload/relink under qemu-aarch64 with Debian's arm64 libnettle;
 #   - fuzzing: every cargo-fuzz target in fuzz/ for 60 s (FUZZ_SECONDS) from its seeds
 #     (scripts/fuzz.sh, AddressSanitizer);
+#   - the ARM models as structure checks (scripts/model-arm.sh: the kernel loops, and the
+#     whole-call model with --whole-call --check for aarch64 and armv7).
 # and prints a table: target × CPU model × backend → passed/failed.
 #
 # usage: scripts/test.sh [--no-deps] [--only native|fuzz|aarch64|armv7]
@@ -77,7 +79,7 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   done
   if cargo run -q -p header-gen -- --check >"$logdir/header.log" 2>&1; then p=$((p+1)); else f=$((f+1)); cat "$logdir/header.log"; fi
   # Generated kernels must match their generators.
-  for gen in src/backend/*/gen_*.py; do
+  for gen in $(find src/backend -name 'gen_*.py' | sort); do
     [ -e "$gen" ] || continue
     out=$(dirname "$gen")/$(basename "$gen" .py | sed 's/^gen_//').rs
     if [ -e "$out" ] && python3 "$gen" | cmp -s - "$out"; then p=$((p+1))
@@ -227,6 +229,20 @@ for line in open(sys.argv[1]):
   done
 }
 
+# The whole-call model as a structure check, not a timing test (scripts/model-arm.sh
+# --whole-call --check): every trace taken and every marker found, all implementations'
+# tags equal, each call ran its implementation's AES/GHASH instructions, counts grow with
+# the size, the 8 KiB loop slice agrees with the loop model within 2%. Figures are printed.
+whole_call() { # TARGET CPU-COLUMN
+  step "$1: whole-call model (qemu trace + llvm-mca; structure only)"
+  local log="$logdir/whole-call-$1.log" rc p f
+  bash scripts/model-arm.sh --target "$1" --no-build --whole-call --check >"$log" 2>&1; rc=$?
+  read -r p f < <(sed -n 's/^whole-call check: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$log") || true
+  if [ $rc = 0 ] && [ "${f:-1}" = 0 ]; then record "$1" "$2" all "whole-call structure" "$p" 0
+  else record "$1" "$2" all "whole-call structure" "${p:-0}" "${f:-1}"; grep -E 'FAIL|error|failed' "$log" | head -40; fi
+  sed '/^# instructions per call/q' "$log" | grep -E '^(\| (bytes|16 |1420)|[A-Z0-9]+ model)' || true
+}
+
 if [ -z "$only" ] || [ "$only" = aarch64 ]; then
   cross_suite aarch64-unknown-linux-gnu aarch64-linux-gnu-gcc qemu-aarch64 /usr/aarch64-linux-gnu max cortex-a57
   # The llvm-mca model as a structure check, not a timing test: every kernel must be found
@@ -238,6 +254,7 @@ if [ -z "$only" ] || [ "$only" = aarch64 ]; then
   if [ $rc = 0 ] && [ "$bad" = 0 ]; then record aarch64 - - "model structure" 1 0
   else record aarch64 - - "model structure" 0 1; cat "$log"; fi
   grep -E '^\| (kernel|enc|dec|ghash)' "$log" || true
+  whole_call aarch64 n1+a72
 fi
 # ---------------------------------------------------------------- bench harness under qemu
 # bench/bench-gcm cross-built with only stitchgcm (no ARM peers installed) and run in quick
@@ -247,7 +264,9 @@ if [ -z "$only" ] || [ "$only" = aarch64 ]; then
   step "aarch64: bench harness (qemu; timings meaningless)"
   rel=target/debian/aarch64-unknown-linux-gnu/release log=$logdir/aarch64-bench.log
   mkdir -p "$logdir/aarch64-c"
-  if aarch64-linux-gnu-gcc -O2 -Iinclude -o "$logdir/aarch64-c/bench-gcm" bench/bench-gcm.c \
+  # The harness's files from the list meson builds from, without the peers' (3-field) lines.
+  bench_srcs=$(awk '!/^#/ && NF == 1 { print "bench/gcm/" $1 }' bench/gcm/sources.txt)
+  if aarch64-linux-gnu-gcc -O2 -Iinclude -o "$logdir/aarch64-c/bench-gcm" $bench_srcs \
        -L"$rel" -lstitchgcm -lm -Wl,-rpath,"$top/$rel" >"$log" 2>&1 &&
      qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu max "$logdir/aarch64-c/bench-gcm" --quick \
        --out "$logdir" >>"$log" 2>&1 && grep -q '^\*\*\* EMULATED' "$log"; then
@@ -270,6 +289,7 @@ if [ -z "$only" ] || [ "$only" = armv7 ]; then
   if [ $rc = 0 ] && [ "$bad" = 0 ]; then record armv7 - - "model structure" 1 0
   else record armv7 - - "model structure" 0 1; cat "$log"; fi
   grep -E '^\| (kernel|a32-)' "$log" || true
+  whole_call armv7 cortex-a15
 fi
 
 # ---------------------------------------------------------------- summary

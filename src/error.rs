@@ -1,6 +1,6 @@
 //! Error values. Each equals libgcrypt's gpg-error code for the same condition (the code
-//! part only, without gpg-error's source bits), so the libgcrypt interposer can map them
-//! one to one and C callers used to `gcry_err_code()` see familiar numbers.
+//! part only, without gpg-error's source bits), so that a libgcrypt-compatible front-end
+//! maps them one to one and C callers used to `gcry_err_code()` see familiar numbers.
 
 use core::fmt;
 
@@ -18,8 +18,6 @@ pub enum Error {
     /// GPG_ERR_NOT_SUPPORTED: the implementation forced by `STITCHGCM_IMPL` is unknown or
     /// cannot run on this CPU.
     NotSupported = 60,
-    /// GPG_ERR_INV_OP: unknown control command.
-    InvalidOperation = 61,
     /// GPG_ERR_INV_CIPHER_MODE: the mode is not GCM (or RFC 4106 where supported).
     InvalidMode = 71,
     /// GPG_ERR_INV_LENGTH: IV or tag length not allowed, or a GCM length limit exceeded.
@@ -47,7 +45,6 @@ impl Error {
             Error::NotSupported => {
                 "Not supported (STITCHGCM_IMPL names an unknown or unavailable implementation)\0"
             }
-            Error::InvalidOperation => "Invalid operation code\0",
             Error::InvalidMode => "Invalid cipher mode\0",
             Error::InvalidLength => "Invalid length\0",
             Error::InvalidState => "Invalid state (call out of order or no IV set)\0",
@@ -61,13 +58,12 @@ impl Error {
         &m[..m.len() - 1]
     }
 
-    pub(crate) const ALL: [Error; 11] = [
+    pub(crate) const ALL: [Error; 10] = [
         Error::TagMismatch,
         Error::CipherAlgo,
         Error::InvalidKeyLength,
         Error::InvalidArgument,
         Error::NotSupported,
-        Error::InvalidOperation,
         Error::InvalidMode,
         Error::InvalidLength,
         Error::InvalidState,

@@ -1,9 +1,9 @@
 //! stitchgcm: fast, constant-time AES-GCM with C ABIs that replace nettle's and
 //! libgcrypt's.
 //!
-//! Layers (see DESIGN in the README): C front-ends in [`ffi`] translate each ABI into
-//! calls on the mode ([`gcm`]), which drives one backend kernel (`backend/`), chosen once
-//! per process by [`cpu`] (override with `STITCHGCM_IMPL=<name>`).
+//! Layers (`docs/architecture.md`): C front-ends in [`ffi`] translate each ABI into calls
+//! on the mode ([`gcm`]), which drives one backend's kernels (`backend/<arch>/`), chosen
+//! once per process ([`cpu`]; override with `STITCHGCM_IMPL=<name>`).
 //!
 //! ```
 //! let key = stitchgcm::Key::new(&[0u8; 16]).unwrap();
@@ -20,8 +20,8 @@ pub mod cpu;
 mod error;
 pub mod ffi;
 pub mod gcm;
-mod util;
+mod secret;
 
-pub use backend::BackendId;
+pub use cpu::BackendId;
 pub use error::Error;
 pub use gcm::{open, seal, Key, Message};

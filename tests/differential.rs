@@ -311,6 +311,45 @@ fn check_c_abi(rng: &mut Rng, handles: &[CHandle; 3], c: &Case, ct: &[u8], tag: 
         assert_eq!(back, c.pt, "sgcm_open");
     }
     assert_eq!(t[..], tag[..tl], "sgcm_seal tag");
+
+    // The keyed one-shot calls on the handle (keyed above), in place or not.
+    let mut kt = vec![0u8; tl];
+    let in_place = rng.chance(1, 2);
+    let mut sealed = if in_place {
+        c.pt.clone()
+    } else {
+        vec![0u8; c.pt.len()]
+    };
+    let src = (!in_place).then_some(&c.pt[..]);
+    assert_eq!(
+        h.aead_seal(&c.iv, &c.aad, src, &mut sealed, &mut kt),
+        SGCM_ERR_NO_ERROR
+    );
+    assert_eq!(sealed, ct, "sgcm_aead_seal");
+    assert_eq!(kt[..], tag[..tl], "sgcm_aead_seal tag");
+    let mut opened = if in_place {
+        sealed.clone()
+    } else {
+        vec![0u8; ct.len()]
+    };
+    let src = (!in_place).then_some(&sealed[..]);
+    assert_eq!(
+        h.aead_open(&c.iv, &c.aad, src, &mut opened, &kt),
+        SGCM_ERR_NO_ERROR
+    );
+    assert_eq!(opened, c.pt, "sgcm_aead_open");
+    kt[rng.below(tl)] ^= 0x04;
+    let mut untouched = vec![0xeeu8; ct.len()];
+    assert_eq!(
+        h.aead_open(&c.iv, &c.aad, Some(ct), &mut untouched, &kt),
+        SGCM_ERR_CHECKSUM,
+        "sgcm_aead_open bad tag"
+    );
+    assert!(
+        untouched.iter().all(|&x| x == 0xee),
+        "sgcm_aead_open wrote on failure"
+    );
+
     t[rng.below(tl)] ^= 0x10;
     let mut out = vec![0xeeu8; ct.len()];
     assert_eq!(

@@ -7,8 +7,8 @@
 //! preceding guard page (catches under-reads). Every data length 0..=300, every backend in
 //! `cpu::available()`, encryption and decryption, in place and out of place, streaming in
 //! one piece and in chunks that each sit at a guard, the one-shot `seal`/`open`, and the C
-//! ABI (handle and `sgcm_seal`/`sgcm_open`). A stray access kills the test with SIGSEGV,
-//! which is the point.
+//! ABI (handle, `sgcm_seal`/`sgcm_open` and `sgcm_aead_seal`/`sgcm_aead_open`). A stray
+//! access kills the test with SIGSEGV, which is the point.
 
 mod common;
 
@@ -384,6 +384,55 @@ fn c_abi(r: &mut Regions, handles: &[CHandle; 3], at: At, x: &Inputs) {
         "{ctx}: sgcm_open bad tag"
     );
     assert_eq!(buf[..], x.ct[..], "{ctx}: sgcm_open wrote on failure");
+
+    // sgcm_aead_seal / sgcm_aead_open on the keyed handle, out of place and in place.
+    let src = r.src.with(at, &x.pt);
+    let dst = r.dst.place(at, x.pt.len());
+    let tag = r.tag.place(at, tl);
+    assert_eq!(
+        h.aead_seal(iv, aad, Some(src), dst, tag),
+        SGCM_ERR_NO_ERROR,
+        "{ctx}: aead_seal"
+    );
+    assert_eq!(
+        (&dst[..], &tag[..]),
+        (&x.ct[..], &x.tag[..tl]),
+        "{ctx}: aead_seal"
+    );
+    let src = r.src.with(at, &x.ct);
+    let dst = r.dst.place(at, x.ct.len());
+    assert_eq!(
+        h.aead_open(iv, aad, Some(src), dst, tag),
+        SGCM_ERR_NO_ERROR,
+        "{ctx}: aead_open"
+    );
+    assert_eq!(dst[..], x.pt[..], "{ctx}: aead_open");
+    let buf = r.dst.with(at, &x.pt);
+    let tag = r.tag.place(at, tl);
+    assert_eq!(
+        h.aead_seal(iv, aad, None, buf, tag),
+        SGCM_ERR_NO_ERROR,
+        "{ctx}: aead_seal in place"
+    );
+    assert_eq!(
+        (&buf[..], &tag[..]),
+        (&x.ct[..], &x.tag[..tl]),
+        "{ctx}: aead_seal in place"
+    );
+    assert_eq!(
+        h.aead_open(iv, aad, None, buf, tag),
+        SGCM_ERR_NO_ERROR,
+        "{ctx}: aead_open in place"
+    );
+    assert_eq!(buf[..], x.pt[..], "{ctx}: aead_open in place");
+    let buf = r.dst.with(at, &x.ct);
+    tag[0] ^= 0x40;
+    assert_eq!(
+        h.aead_open(iv, aad, None, buf, tag),
+        SGCM_ERR_CHECKSUM,
+        "{ctx}: aead_open bad tag"
+    );
+    assert_eq!(buf[..], x.ct[..], "{ctx}: aead_open wrote on failure");
 }
 
 fn run(at: At) {

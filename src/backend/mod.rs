@@ -1,10 +1,12 @@
-//! Backend kernels: one file (or folder) per implementation, all behind [`Backend`].
+//! Backend kernels: AES and GHASH over whole 16-byte blocks, one implementation per CPU
+//! family, all behind [`Backend`].
 //!
-//! A backend knows AES and GHASH over whole 16-byte blocks and nothing else: no GCM
-//! phases, no buffering, no lengths block, no errors. The mode (`gcm.rs`) is the only
-//! caller. Key material is plain data ([`Material`]) so that a keyed context can be
-//! copied with `memcpy` and live inside caller-owned memory (the nettle ABI needs this);
-//! the backend in use is recorded as a [`BackendId`] index, never as a function pointer.
+//! A backend knows nothing of GCM's phases, buffering, lengths block or errors: the mode
+//! (`gcm/`) is its only caller. Key material is plain data ([`Material`]) so that a keyed
+//! context can be copied with `memcpy` and live inside caller-owned memory (the nettle ABI
+//! needs this); the backend in use is recorded as a [`BackendId`] byte, never as a
+//! function pointer. `registry.rs` lists the backends; `aes_schedule.rs` and `sbox.rs`
+//! are the pieces several of them share.
 //!
 //! Conventions shared by every kernel:
 //! - blocks, counters and the GHASH state `y` are in the byte order of the GCM spec
@@ -14,106 +16,27 @@
 //!   overlaps are not allowed;
 //! - nothing is read or written outside `src[..16*blocks]` / `dst[..16*blocks]`.
 
+pub(crate) mod aes_schedule;
+mod registry;
+pub(crate) mod sbox;
 pub(crate) mod soft;
 
 #[cfg(target_arch = "aarch64")]
-pub(crate) mod aarch64_ce;
-#[cfg(target_arch = "aarch64")]
-pub(crate) mod aarch64_neon;
-
+pub(crate) mod aarch64;
 #[cfg(target_arch = "arm")]
-pub(crate) mod arm_neon;
+pub(crate) mod arm;
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod x86_64_aesni;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod x86_64_vaes;
+pub(crate) mod x86_64;
 
-/// Identifies a backend inside a key. Stored as a byte so keys stay plain data.
-#[repr(u8)]
+pub(crate) use registry::with_backend;
+pub use registry::{available, by_name, compiled, selected, BackendId};
+
+/// Which way the fused kernel runs: encryption hashes the ciphertext it writes,
+/// decryption the ciphertext it reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BackendId {
-    Soft = 1,
-    #[cfg(target_arch = "aarch64")]
-    Aarch64Ce = 2,
-    #[cfg(target_arch = "aarch64")]
-    Aarch64CeEor3 = 3,
-    #[cfg(target_arch = "x86_64")]
-    X86Aesni = 4,
-    #[cfg(target_arch = "x86_64")]
-    X86Vaes = 5,
-    #[cfg(target_arch = "arm")]
-    ArmNeon = 6,
-    #[cfg(target_arch = "aarch64")]
-    Aarch64Neon = 7,
-}
-
-/// Every backend compiled into this build, best first.
-pub(crate) const COMPILED: &[BackendId] = &[
-    #[cfg(target_arch = "aarch64")]
-    BackendId::Aarch64CeEor3,
-    #[cfg(target_arch = "aarch64")]
-    BackendId::Aarch64Ce,
-    #[cfg(target_arch = "x86_64")]
-    BackendId::X86Vaes,
-    #[cfg(target_arch = "x86_64")]
-    BackendId::X86Aesni,
-    #[cfg(target_arch = "arm")]
-    BackendId::ArmNeon,
-    #[cfg(target_arch = "aarch64")]
-    BackendId::Aarch64Neon,
-    BackendId::Soft,
-];
-
-impl BackendId {
-    /// Decodes a stored id; `None` for bytes that name no backend of this build (a
-    /// context that was never keyed, or memory that is not ours).
-    pub(crate) fn from_u8(v: u8) -> Option<BackendId> {
-        COMPILED.iter().copied().find(|id| *id as u8 == v)
-    }
-}
-
-/// Runs `$body` with `$B` bound to the backend type named by `$id`.
-#[macro_export]
-#[doc(hidden)]
-macro_rules! with_backend {
-    ($id:expr, $B:ident => $body:expr) => {
-        match $id {
-            $crate::backend::BackendId::Soft => {
-                type $B = $crate::backend::soft::Soft;
-                $body
-            }
-            #[cfg(target_arch = "aarch64")]
-            $crate::backend::BackendId::Aarch64Ce => {
-                type $B = $crate::backend::aarch64_ce::Aarch64Ce<false>;
-                $body
-            }
-            #[cfg(target_arch = "aarch64")]
-            $crate::backend::BackendId::Aarch64CeEor3 => {
-                type $B = $crate::backend::aarch64_ce::Aarch64Ce<true>;
-                $body
-            }
-            #[cfg(target_arch = "x86_64")]
-            $crate::backend::BackendId::X86Aesni => {
-                type $B = $crate::backend::x86_64_aesni::X86Aesni;
-                $body
-            }
-            #[cfg(target_arch = "x86_64")]
-            $crate::backend::BackendId::X86Vaes => {
-                type $B = $crate::backend::x86_64_vaes::X86Vaes;
-                $body
-            }
-            #[cfg(target_arch = "arm")]
-            $crate::backend::BackendId::ArmNeon => {
-                type $B = $crate::backend::arm_neon::ArmNeon;
-                $body
-            }
-            #[cfg(target_arch = "aarch64")]
-            $crate::backend::BackendId::Aarch64Neon => {
-                type $B = $crate::backend::aarch64_neon::Aarch64Neon;
-                $body
-            }
-        }
-    };
+pub(crate) enum Direction {
+    Encrypt,
+    Decrypt,
 }
 
 /// Room for one backend's expanded key: AES round keys in whatever form the backend
@@ -162,7 +85,7 @@ impl Material {
 
     /// Overwrites the key material with zeros in a way the optimizer may not remove.
     pub(crate) fn wipe(&mut self) {
-        crate::util::wipe_u64(&mut self.words);
+        crate::secret::wipe_u64(&mut self.words);
     }
 }
 
@@ -179,48 +102,8 @@ pub(crate) trait Backend {
     /// including H = E(K, 0^128) and whatever GHASH tables the backend uses.
     fn init(m: &mut Material, key: &[u8]);
 
-    /// Encrypts one block in place (used for J0, the tag mask and short tails).
+    /// Encrypts one block in place (the tag mask, short tails).
     fn encrypt_block(m: &Material, block: &mut [u8; 16]);
-
-    /// GHASH-only: absorbs `blocks` 16-byte blocks from `data` into `y`.
-    ///
-    /// # Safety
-    /// `data` must be valid for reads of `16 * blocks` bytes.
-    unsafe fn ghash(m: &Material, y: &mut [u8; 16], data: *const u8, blocks: usize);
-
-    /// Fused CTR encryption + GHASH of the produced ciphertext over whole blocks.
-    /// `ctr` is the next counter block and is advanced by `blocks` (inc32).
-    ///
-    /// # Safety
-    /// `src` readable and `dst` writable for `16 * blocks` bytes; they are equal or
-    /// do not overlap.
-    unsafe fn encrypt_ghash(
-        m: &Material,
-        ctr: &mut [u8; 16],
-        y: &mut [u8; 16],
-        src: *const u8,
-        dst: *mut u8,
-        blocks: usize,
-    );
-
-    /// Fused GHASH of the ciphertext `src` + CTR decryption into `dst`.
-    ///
-    /// # Safety
-    /// As for [`Backend::encrypt_ghash`].
-    unsafe fn decrypt_ghash(
-        m: &Material,
-        ctr: &mut [u8; 16],
-        y: &mut [u8; 16],
-        src: *const u8,
-        dst: *mut u8,
-        blocks: usize,
-    );
-
-    /// CTR keystream only (the second pass of a verify-then-decrypt open).
-    ///
-    /// # Safety
-    /// As for [`Backend::encrypt_ghash`].
-    unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize);
 
     /// Encrypts two independent blocks in place (J0 and the keystream block of a message
     /// shorter than one block). Backends that run several blocks at once override it.
@@ -229,32 +112,36 @@ pub(crate) trait Backend {
         Self::encrypt_block(m, b);
     }
 
-    /// The first data of a message: [`Backend::encrypt_ghash`] or
-    /// [`Backend::decrypt_ghash`] over `blocks` ≥ 1, and also encrypts `j0` in place, so
-    /// that E(K, J0) for the tag can ride along with the first blocks instead of costing
-    /// a call of its own (it matters for short messages).
+    /// GHASH-only: absorbs `blocks` 16-byte blocks from `data` into `y`.
     ///
     /// # Safety
-    /// As for [`Backend::encrypt_ghash`].
+    /// `data` must be valid for reads of `16 * blocks` bytes.
+    unsafe fn ghash(m: &Material, y: &mut [u8; 16], data: *const u8, blocks: usize);
+
+    /// The fused kernel: CTR over `blocks` whole blocks from `src` to `dst` with GHASH of
+    /// the ciphertext (written when encrypting, read when decrypting) into `y`. `ctr` is
+    /// the next counter block and is advanced by `blocks` (inc32). With `j0`, the block is
+    /// also encrypted in place as one more lane (E(K, J0), the tag mask, rides along with
+    /// the first data of a message instead of costing a call of its own).
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `16 * blocks` bytes; they are equal or do
+    /// not overlap.
     #[allow(clippy::too_many_arguments)]
-    unsafe fn crypt_ghash_j0(
+    unsafe fn crypt(
         m: &Material,
-        encrypt: bool,
+        dir: Direction,
         ctr: &mut [u8; 16],
         y: &mut [u8; 16],
         src: *const u8,
         dst: *mut u8,
         blocks: usize,
-        j0: &mut [u8; 16],
-    ) {
-        Self::encrypt_block(m, j0);
-        // SAFETY: forwarded contract.
-        unsafe {
-            if encrypt {
-                Self::encrypt_ghash(m, ctr, y, src, dst, blocks)
-            } else {
-                Self::decrypt_ghash(m, ctr, y, src, dst, blocks)
-            }
-        }
-    }
+        j0: Option<&mut [u8; 16]>,
+    );
+
+    /// CTR keystream only (the second pass of a verify-then-decrypt open).
+    ///
+    /// # Safety
+    /// As for [`Backend::crypt`].
+    unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize);
 }

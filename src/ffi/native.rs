@@ -7,8 +7,10 @@
 //! the key length must match the algorithm, and `sgcm_cipher_reset` forgets the key too.
 #![allow(non_camel_case_types)]
 
+use crate::cpu;
+use crate::error::Error;
 use crate::gcm::{self, Direction};
-use crate::{cpu, Error, Key, Message};
+use crate::gcm::{Key, Message};
 use core::ffi::{c_char, c_int, c_uint, c_void};
 
 /// Error code: 0 on success, otherwise one of the `SGCM_ERR_*` values.
@@ -26,8 +28,6 @@ pub const SGCM_ERR_INV_KEYLEN: sgcm_error_t = 44;
 pub const SGCM_ERR_INV_ARG: sgcm_error_t = 45;
 /// `STITCHGCM_IMPL` names an unknown or unavailable backend (GPG_ERR_NOT_SUPPORTED).
 pub const SGCM_ERR_NOT_SUPPORTED: sgcm_error_t = 60;
-/// Unknown operation (GPG_ERR_INV_OP).
-pub const SGCM_ERR_INV_OP: sgcm_error_t = 61;
 /// Mode is not GCM (GPG_ERR_INV_CIPHER_MODE).
 pub const SGCM_ERR_INV_CIPHER_MODE: sgcm_error_t = 71;
 /// Bad IV or tag length, or a GCM length limit exceeded (GPG_ERR_INV_LENGTH).
@@ -63,7 +63,7 @@ pub struct sgcm_cipher_handle {
     magic: u32,
     key_len: usize,
     key: Option<Key>,
-    msg: Option<Message>,
+    msg: Message,
 }
 
 /// Handle type, as `gcry_cipher_hd_t`.
@@ -84,6 +84,22 @@ unsafe fn handle<'a>(h: sgcm_cipher_hd_t) -> Result<&'a mut sgcm_cipher_handle, 
     }
     // SAFETY: non-NULL and, by the caller's contract, a live handle from `open`.
     let h = unsafe { &mut *h };
+    if h.magic != MAGIC_OPEN {
+        return Err(Error::InvalidArgument);
+    }
+    Ok(h)
+}
+
+/// Shared access to a handle (the one-shot calls, which may run concurrently).
+///
+/// # Safety
+/// `h` is NULL or a pointer returned by `sgcm_cipher_open` and not yet closed.
+unsafe fn handle_ref<'a>(h: sgcm_cipher_hd_t) -> Result<&'a sgcm_cipher_handle, Error> {
+    if h.is_null() {
+        return Err(Error::InvalidArgument);
+    }
+    // SAFETY: non-NULL and, by the caller's contract, a live handle from `open`.
+    let h = unsafe { &*h };
     if h.magic != MAGIC_OPEN {
         return Err(Error::InvalidArgument);
     }
@@ -139,7 +155,7 @@ pub unsafe extern "C" fn sgcm_cipher_open(
         magic: MAGIC_OPEN,
         key_len,
         key: None,
-        msg: None,
+        msg: Message::idle(),
     });
     // SAFETY: as above.
     unsafe { *hd = Box::into_raw(h) };
@@ -156,7 +172,7 @@ pub unsafe extern "C" fn sgcm_cipher_close(h: sgcm_cipher_hd_t) {
     if let Ok(hr) = unsafe { handle(h) } {
         hr.magic = MAGIC_CLOSED;
         hr.key = None; // Key and Message wipe themselves on drop.
-        hr.msg = None;
+        hr.msg.end();
         // SAFETY: `h` came from `Box::into_raw` in `sgcm_cipher_open` and is live.
         drop(unsafe { Box::from_raw(h) });
     }
@@ -179,7 +195,7 @@ pub unsafe extern "C" fn sgcm_cipher_setkey(
         if keylen != h.key_len {
             return Err(Error::InvalidKeyLength);
         }
-        h.msg = None;
+        h.msg.end();
         h.key = Some(Key::new(key)?);
         Ok(())
     })())
@@ -199,11 +215,10 @@ pub unsafe extern "C" fn sgcm_cipher_setiv(
     // SAFETY: forwarded contract.
     status((|| {
         let h = unsafe { handle(h)? };
-        h.msg = None;
+        h.msg.end();
         let iv = unsafe { input(iv, ivlen)? };
         let key = h.key.as_ref().ok_or(Error::InvalidState)?;
-        h.msg = Some(Message::new(key, iv)?);
-        Ok(())
+        h.msg.restart(key, iv)
     })())
 }
 
@@ -222,7 +237,7 @@ pub unsafe extern "C" fn sgcm_cipher_authenticate(
         let h = unsafe { handle(h)? };
         let aad = unsafe { input(aad, len)? };
         let key = h.key.as_ref().ok_or(Error::InvalidState)?;
-        let msg = h.msg.as_mut().ok_or(Error::InvalidState)?;
+        let msg = &mut h.msg;
         msg.aad(key, aad)
     })())
 }
@@ -252,7 +267,7 @@ unsafe fn crypt(
             return Err(Error::InvalidArgument);
         }
         let key = h.key.as_ref().ok_or(Error::MissingKey)?;
-        let msg = h.msg.as_mut().ok_or(Error::InvalidState)?;
+        let msg = &mut h.msg;
         // SAFETY: `src` readable and `out` writable for `len` bytes (caller's contract,
         // NULL excluded above); they are equal (in place) or disjoint.
         unsafe { msg.crypt_raw(key, dir, src, out as *mut u8, len) }
@@ -316,7 +331,7 @@ pub unsafe extern "C" fn sgcm_cipher_gettag(
             return Err(Error::InvalidLength);
         }
         let key = h.key.as_ref().ok_or(Error::InvalidState)?;
-        let msg = h.msg.as_mut().ok_or(Error::InvalidState)?;
+        let msg = &mut h.msg;
         // SAFETY: `tag` is non-NULL and writable for `n` bytes.
         let out = unsafe { core::slice::from_raw_parts_mut(tag as *mut u8, n) };
         msg.tag(key, out)
@@ -342,7 +357,7 @@ pub unsafe extern "C" fn sgcm_cipher_checktag(
             return Err(Error::InvalidLength);
         }
         let key = h.key.as_ref().ok_or(Error::InvalidState)?;
-        let msg = h.msg.as_mut().ok_or(Error::InvalidState)?;
+        let msg = &mut h.msg;
         if taglen > SGCM_TAG_LEN {
             let mut scratch = [0u8; SGCM_TAG_LEN];
             msg.tag(key, &mut scratch)?;
@@ -362,14 +377,113 @@ pub unsafe extern "C" fn sgcm_cipher_reset(h: sgcm_cipher_hd_t) -> sgcm_error_t 
         // SAFETY: forwarded contract.
         let h = unsafe { handle(h)? };
         h.key = None;
-        h.msg = None;
+        h.msg.end();
         Ok(())
     })())
 }
 
-/// One-shot encryption: key (16/24/32 bytes selects AES-128/192/256), IV (≥ 1 byte),
-/// AAD, `len` bytes from `in` to `out` (`in` NULL or equal to `out`: in place), tag of
-/// `taglen` bytes (4, 8, 12..16).
+/// The pointer rules shared by the one-shot calls: `out` (and the tag) may be NULL only
+/// for an empty message; `in` NULL means in place.
+fn one_shot_io(
+    in_: *const c_void,
+    out: *mut c_void,
+    len: usize,
+) -> Result<(*const u8, *mut u8), Error> {
+    if len > 0 && out.is_null() {
+        return Err(Error::InvalidArgument);
+    }
+    let src = if in_.is_null() {
+        out as *const u8
+    } else {
+        in_ as *const u8
+    };
+    Ok((src, out as *mut u8))
+}
+
+/// # Safety
+/// `tag` is NULL or writable for `taglen` bytes.
+unsafe fn tag_out<'a>(tag: *mut c_void, taglen: usize) -> Result<&'a mut [u8], Error> {
+    if !gcm::tag_len_ok(taglen) {
+        return Err(Error::InvalidLength);
+    }
+    if tag.is_null() {
+        return Err(Error::InvalidArgument);
+    }
+    // SAFETY: non-NULL and writable for `taglen` bytes (caller's contract).
+    Ok(unsafe { core::slice::from_raw_parts_mut(tag as *mut u8, taglen) })
+}
+
+/// Seals one whole message with the key of an open handle (the per-packet call of TLS,
+/// QUIC and IPsec stacks): IV (≥ 1 byte; 12 is the fast, standard one), AAD, `len` bytes
+/// from `in` to `out` (`in` NULL or equal to `out`: in place), tag of `taglen` bytes (4, 8,
+/// 12..16). The handle's own message state is neither used nor changed, so several
+/// threads may seal and open on one handle at once as long as none re-keys or closes it.
+/// Errors: `SGCM_ERR_INV_ARG` (NULL handle or pointer), `SGCM_ERR_MISSING_KEY` (no key
+/// set), `SGCM_ERR_INV_LENGTH` (IV, tag or GCM length limits).
+///
+/// # Safety
+/// `h` is an open handle; every pointer is readable (writable for `out`, `tag`) for its
+/// length; `in` and `out` are equal or disjoint. Pointers may be NULL when their length
+/// is 0.
+#[no_mangle]
+pub unsafe extern "C" fn sgcm_aead_seal(
+    h: sgcm_cipher_hd_t,
+    iv: *const c_void,
+    ivlen: usize,
+    aad: *const c_void,
+    aadlen: usize,
+    in_: *const c_void,
+    len: usize,
+    out: *mut c_void,
+    tag: *mut c_void,
+    taglen: usize,
+) -> sgcm_error_t {
+    status((|| {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle_ref(h)? };
+        let (iv, aad) = unsafe { (input(iv, ivlen)?, input(aad, aadlen)?) };
+        let tag = unsafe { tag_out(tag, taglen)? };
+        let (src, dst) = one_shot_io(in_, out, len)?;
+        let key = h.key.as_ref().ok_or(Error::MissingKey)?;
+        // SAFETY: `src`/`dst` valid for `len` bytes, equal or disjoint (contract).
+        unsafe { gcm::seal_raw(key, iv, aad, src, dst, len, tag) }
+    })())
+}
+
+/// Opens one whole message with the key of an open handle; writes no plaintext unless the
+/// tag verifies (`SGCM_ERR_CHECKSUM` on a mismatch, with `out` untouched). Arguments,
+/// threading and errors as for `sgcm_aead_seal`, with `tag` readable.
+///
+/// # Safety
+/// As for `sgcm_aead_seal`.
+#[no_mangle]
+pub unsafe extern "C" fn sgcm_aead_open(
+    h: sgcm_cipher_hd_t,
+    iv: *const c_void,
+    ivlen: usize,
+    aad: *const c_void,
+    aadlen: usize,
+    in_: *const c_void,
+    len: usize,
+    out: *mut c_void,
+    tag: *const c_void,
+    taglen: usize,
+) -> sgcm_error_t {
+    status((|| {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle_ref(h)? };
+        let (iv, aad, tag) =
+            unsafe { (input(iv, ivlen)?, input(aad, aadlen)?, input(tag, taglen)?) };
+        let (src, dst) = one_shot_io(in_, out, len)?;
+        let key = h.key.as_ref().ok_or(Error::MissingKey)?;
+        // SAFETY: `src`/`dst` valid for `len` bytes, equal or disjoint (contract).
+        unsafe { gcm::open_raw(key, iv, aad, src, dst, len, tag) }
+    })())
+}
+
+/// One-shot encryption with a raw key: key (16/24/32 bytes selects AES-128/192/256), then
+/// as `sgcm_aead_seal`. The key is expanded for this call only (and wiped): a caller
+/// with many messages under one key should key a handle once and use `sgcm_aead_seal`.
 ///
 /// # Safety
 /// Every pointer is readable (writable for `out`, `tag`) for its length; `in` and `out`
@@ -392,32 +506,18 @@ pub unsafe extern "C" fn sgcm_seal(
         // SAFETY: forwarded contract.
         let (key, iv, aad) =
             unsafe { (input(key, keylen)?, input(iv, ivlen)?, input(aad, aadlen)?) };
-        if !gcm::tag_len_ok(taglen) {
-            return Err(Error::InvalidLength);
-        }
-        if tag.is_null() || (len > 0 && out.is_null()) {
-            return Err(Error::InvalidArgument);
-        }
-        let src = if in_.is_null() {
-            out as *const u8
-        } else {
-            in_ as *const u8
-        };
+        let tag = unsafe { tag_out(tag, taglen)? };
+        let (src, dst) = one_shot_io(in_, out, len)?;
         let key = Key::new(key)?;
-        let mut msg = Message::new(&key, iv)?;
-        msg.aad(&key, aad)?;
-        // SAFETY: `src`/`out` valid for `len` bytes, equal or disjoint (contract).
-        unsafe { msg.crypt_raw(&key, Direction::Encrypt, src, out as *mut u8, len)? };
-        // SAFETY: `tag` is non-NULL and writable for `taglen` bytes.
-        msg.tag(&key, unsafe {
-            core::slice::from_raw_parts_mut(tag as *mut u8, taglen)
-        })
+        // SAFETY: `src`/`dst` valid for `len` bytes, equal or disjoint (contract).
+        unsafe { gcm::seal_raw(&key, iv, aad, src, dst, len, tag) }
     })())
 }
 
-/// One-shot decryption that writes no plaintext unless the tag verifies (it hashes the
-/// ciphertext first and decrypts only after a constant-time tag check). Returns
-/// `SGCM_ERR_CHECKSUM` on a mismatch, with `out` untouched.
+/// One-shot decryption with a raw key that writes no plaintext unless the tag verifies
+/// (it hashes the ciphertext first and decrypts only after a constant-time tag check).
+/// Returns `SGCM_ERR_CHECKSUM` on a mismatch, with `out` untouched. The key is expanded
+/// for this call only, as in `sgcm_seal`.
 ///
 /// # Safety
 /// As for `sgcm_seal`, with `tag` readable.
@@ -445,17 +545,10 @@ pub unsafe extern "C" fn sgcm_open(
                 input(tag, taglen)?,
             )
         };
-        if len > 0 && out.is_null() {
-            return Err(Error::InvalidArgument);
-        }
-        let src = if in_.is_null() {
-            out as *const u8
-        } else {
-            in_ as *const u8
-        };
+        let (src, dst) = one_shot_io(in_, out, len)?;
         let key = Key::new(key)?;
-        // SAFETY: `src`/`out` valid for `len` bytes, equal or disjoint (contract).
-        unsafe { gcm::open_raw(&key, iv, aad, src, out as *mut u8, len, tag) }
+        // SAFETY: `src`/`dst` valid for `len` bytes, equal or disjoint (contract).
+        unsafe { gcm::open_raw(&key, iv, aad, src, dst, len, tag) }
     })())
 }
 
@@ -512,7 +605,6 @@ mod tests {
             (SGCM_ERR_INV_KEYLEN, Error::InvalidKeyLength),
             (SGCM_ERR_INV_ARG, Error::InvalidArgument),
             (SGCM_ERR_NOT_SUPPORTED, Error::NotSupported),
-            (SGCM_ERR_INV_OP, Error::InvalidOperation),
             (SGCM_ERR_INV_CIPHER_MODE, Error::InvalidMode),
             (SGCM_ERR_INV_LENGTH, Error::InvalidLength),
             (SGCM_ERR_INV_STATE, Error::InvalidState),

@@ -275,6 +275,63 @@ impl CHandle {
         // SAFETY: open handle.
         unsafe { sgcm_cipher_reset(self.0) }
     }
+
+    /// `sgcm_aead_seal` on this handle's key; `src` None: in place on `dst`.
+    pub fn aead_seal(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        src: Option<&[u8]>,
+        dst: &mut [u8],
+        tag: &mut [u8],
+    ) -> u32 {
+        let (sp, len) = src.map_or((core::ptr::null(), dst.len()), |s| (s.as_ptr(), s.len()));
+        assert!(dst.len() >= len);
+        // SAFETY: open handle; every pointer valid for its length; `src` is NULL (in place)
+        // or a borrow distinct from `dst`.
+        unsafe {
+            sgcm_aead_seal(
+                self.0,
+                iv.as_ptr().cast(),
+                iv.len(),
+                aad.as_ptr().cast(),
+                aad.len(),
+                sp.cast(),
+                len,
+                dst.as_mut_ptr().cast(),
+                tag.as_mut_ptr().cast(),
+                tag.len(),
+            )
+        }
+    }
+
+    /// `sgcm_aead_open` on this handle's key; `src` None: in place on `dst`.
+    pub fn aead_open(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        src: Option<&[u8]>,
+        dst: &mut [u8],
+        tag: &[u8],
+    ) -> u32 {
+        let (sp, len) = src.map_or((core::ptr::null(), dst.len()), |s| (s.as_ptr(), s.len()));
+        assert!(dst.len() >= len);
+        // SAFETY: as in `aead_seal`.
+        unsafe {
+            sgcm_aead_open(
+                self.0,
+                iv.as_ptr().cast(),
+                iv.len(),
+                aad.as_ptr().cast(),
+                aad.len(),
+                sp.cast(),
+                len,
+                dst.as_mut_ptr().cast(),
+                tag.as_ptr().cast(),
+                tag.len(),
+            )
+        }
+    }
 }
 
 impl Drop for CHandle {

@@ -42,9 +42,6 @@ unsafe impl crate::backend::Plain for BitslicedKey {}
 const LO32: u64 = 0x0000_0000_FFFF_FFFF;
 const HI32: u64 = 0xFFFF_FFFF_0000_0000;
 
-/// Round constants of the key schedule (x^i in GF(2^8)); public values.
-const RCON: [u64; 10] = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36];
-
 /// Exchanges the bits of `x` selected by `mask` with the bits `shift` positions above
 /// them (a "delta swap"); `mask` and `mask << shift` must not overlap.
 #[inline(always)]
@@ -137,155 +134,16 @@ fn unbitslice(mut q: [u64; 8]) -> [[u64; 2]; 4] {
     halves
 }
 
-/// SubBytes on all 64 bytes: the Boyar–Peralta depth-16 circuit. Names follow the
-/// paper: inputs U0 (most significant bit) .. U7, top linear layer T1..T27, shared
-/// non-linear core M1..M63, bottom linear layer L0..L29, outputs S0 (msb) .. S7.
+/// SubBytes on all 64 bytes: the shared Boyar–Peralta circuit (`backend/sbox.rs`), then
+/// its affine constant 0x63 as NOTs of slices 0, 1, 5 and 6.
 #[inline]
 fn sub_bytes(q: &mut [u64; 8]) {
-    let u0 = q[7];
-    let u1 = q[6];
-    let u2 = q[5];
-    let u3 = q[4];
-    let u4 = q[3];
-    let u5 = q[2];
-    let u6 = q[1];
-    let u7 = q[0];
-
-    // Top linear layer.
-    let t1 = u0 ^ u3;
-    let t2 = u0 ^ u5;
-    let t3 = u0 ^ u6;
-    let t4 = u3 ^ u5;
-    let t5 = u4 ^ u6;
-    let t6 = t1 ^ t5;
-    let t7 = u1 ^ u2;
-    let t8 = u7 ^ t6;
-    let t9 = u7 ^ t7;
-    let t10 = t6 ^ t7;
-    let t11 = u1 ^ u5;
-    let t12 = u2 ^ u5;
-    let t13 = t3 ^ t4;
-    let t14 = t6 ^ t11;
-    let t15 = t5 ^ t11;
-    let t16 = t5 ^ t12;
-    let t17 = t9 ^ t16;
-    let t18 = u3 ^ u7;
-    let t19 = t7 ^ t18;
-    let t20 = t1 ^ t19;
-    let t21 = u6 ^ u7;
-    let t22 = t7 ^ t21;
-    let t23 = t2 ^ t22;
-    let t24 = t2 ^ t10;
-    let t25 = t20 ^ t17;
-    let t26 = t3 ^ t16;
-    let t27 = t1 ^ t12;
-    let d = u7;
-
-    // Non-linear core (inversion in GF(2^8) via GF(2^4)).
-    let m1 = t13 & t6;
-    let m2 = t23 & t8;
-    let m3 = t14 ^ m1;
-    let m4 = t19 & d;
-    let m5 = m4 ^ m1;
-    let m6 = t3 & t16;
-    let m7 = t22 & t9;
-    let m8 = t26 ^ m6;
-    let m9 = t20 & t17;
-    let m10 = m9 ^ m6;
-    let m11 = t1 & t15;
-    let m12 = t4 & t27;
-    let m13 = m12 ^ m11;
-    let m14 = t2 & t10;
-    let m15 = m14 ^ m11;
-    let m16 = m3 ^ m2;
-    let m17 = m5 ^ t24;
-    let m18 = m8 ^ m7;
-    let m19 = m10 ^ m15;
-    let m20 = m16 ^ m13;
-    let m21 = m17 ^ m15;
-    let m22 = m18 ^ m13;
-    let m23 = m19 ^ t25;
-    let m24 = m22 ^ m23;
-    let m25 = m22 & m20;
-    let m26 = m21 ^ m25;
-    let m27 = m20 ^ m21;
-    let m28 = m23 ^ m25;
-    let m29 = m28 & m27;
-    let m30 = m26 & m24;
-    let m31 = m20 & m23;
-    let m32 = m27 & m31;
-    let m33 = m27 ^ m25;
-    let m34 = m21 & m22;
-    let m35 = m24 & m34;
-    let m36 = m24 ^ m25;
-    let m37 = m21 ^ m29;
-    let m38 = m32 ^ m33;
-    let m39 = m23 ^ m30;
-    let m40 = m35 ^ m36;
-    let m41 = m38 ^ m40;
-    let m42 = m37 ^ m39;
-    let m43 = m37 ^ m38;
-    let m44 = m39 ^ m40;
-    let m45 = m42 ^ m41;
-    let m46 = m44 & t6;
-    let m47 = m40 & t8;
-    let m48 = m39 & d;
-    let m49 = m43 & t16;
-    let m50 = m38 & t9;
-    let m51 = m37 & t17;
-    let m52 = m42 & t15;
-    let m53 = m45 & t27;
-    let m54 = m41 & t10;
-    let m55 = m44 & t13;
-    let m56 = m40 & t23;
-    let m57 = m39 & t19;
-    let m58 = m43 & t3;
-    let m59 = m38 & t22;
-    let m60 = m37 & t20;
-    let m61 = m42 & t1;
-    let m62 = m45 & t4;
-    let m63 = m41 & t2;
-
-    // Bottom linear layer, including the affine constant 0x63 (the four XNORs).
-    let l0 = m61 ^ m62;
-    let l1 = m50 ^ m56;
-    let l2 = m46 ^ m48;
-    let l3 = m47 ^ m55;
-    let l4 = m54 ^ m58;
-    let l5 = m49 ^ m61;
-    let l6 = m62 ^ l5;
-    let l7 = m46 ^ l3;
-    let l8 = m51 ^ m59;
-    let l9 = m52 ^ m53;
-    let l10 = m53 ^ l4;
-    let l11 = m60 ^ l2;
-    let l12 = m48 ^ m51;
-    let l13 = m50 ^ l0;
-    let l14 = m52 ^ m61;
-    let l15 = m55 ^ l1;
-    let l16 = m56 ^ l0;
-    let l17 = m57 ^ l1;
-    let l18 = m58 ^ l8;
-    let l19 = m63 ^ l4;
-    let l20 = l0 ^ l1;
-    let l21 = l1 ^ l7;
-    let l22 = l3 ^ l12;
-    let l23 = l18 ^ l2;
-    let l24 = l15 ^ l9;
-    let l25 = l6 ^ l10;
-    let l26 = l7 ^ l9;
-    let l27 = l8 ^ l10;
-    let l28 = l11 ^ l14;
-    let l29 = l11 ^ l17;
-
-    q[7] = l6 ^ l24;
-    q[6] = !(l16 ^ l26);
-    q[5] = !(l19 ^ l28);
-    q[4] = l6 ^ l21;
-    q[3] = l20 ^ l22;
-    q[2] = l25 ^ l29;
-    q[1] = !(l13 ^ l27);
-    q[0] = !(l6 ^ l23);
+    crate::backend::sbox::sub_bytes_planes(q);
+    for (j, x) in q.iter_mut().enumerate() {
+        if (crate::backend::sbox::AFFINE_CONSTANT >> j) & 1 == 1 {
+            *x = !*x;
+        }
+    }
 }
 
 /// ShiftRows: row `r` (bits 16r..16r+16) is rotated so that column `c` receives what
@@ -337,63 +195,14 @@ fn add_round_key(q: &mut [u64; 8], rk: &[u64]) {
     }
 }
 
-/// SubWord of the key schedule: applies the S-box to the four bytes of `w` (held in
-/// the low 32 bits) with the bit-sliced circuit, lanes other than the first unused.
-#[inline]
-fn sub_word(w: u64) -> u64 {
-    let mut q = [w & LO32, 0, 0, 0, 0, 0, 0, 0];
-    // Bit j of byte k moves to bit 8k of word j: one byte per 8-bit group.
-    transpose8(&mut q);
-    sub_bytes(&mut q);
-    transpose8(&mut q);
-    let r = q[0] & LO32;
-    crate::util::wipe_u64(&mut q);
-    r
-}
-
-/// The FIPS-197 §5.2 key expansion as a byte string: round key `r` is
-/// `out[16 * r..16 * r + 16]`, the rest of `out` is zeroed. Returns the number of rounds.
-/// This byte image is also what nettle keeps in its `aes*_ctx` on little-endian hosts.
-/// `key.len()` is 16, 24 or 32 (the caller guarantees it).
-pub(crate) fn schedule_bytes(key: &[u8], out: &mut [u8; 240]) -> usize {
-    debug_assert!(matches!(key.len(), 16 | 24 | 32));
-    let nk = key.len() / 4;
-    let rounds = nk + 6;
-    let total = 4 * (rounds + 1);
-
-    // Schedule words w[i], each a little-endian u32 of its four bytes kept in the low
-    // half of a u64 so it can be wiped with the crate's u64 wiper.
-    let mut w = [0u64; 60];
-    for (wi, b) in w.iter_mut().zip(key.chunks_exact(4)) {
-        *wi = u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-    }
-    for i in nk..total {
-        let mut t = w[i - 1];
-        if i % nk == 0 {
-            // RotWord moves byte 0 to the top: a right rotation of the 32-bit word.
-            let rot = ((t >> 8) | (t << 24)) & LO32;
-            t = sub_word(rot) ^ RCON[i / nk - 1];
-        } else if nk > 6 && i % nk == 4 {
-            t = sub_word(t);
-        }
-        w[i] = w[i - nk] ^ t;
-    }
-    for (dst, wi) in out.chunks_exact_mut(4).zip(&w[..total]) {
-        dst.copy_from_slice(&(*wi as u32).to_le_bytes());
-    }
-    out[4 * total..].fill(0);
-    crate::util::wipe_u64(&mut w);
-    rounds
-}
-
 /// key.len() is 16, 24 or 32 (caller guarantees; debug_assert it).
 pub(crate) fn expand_key(key: &[u8], out: &mut BitslicedKey) {
-    let mut bytes = [0u8; 240];
-    let rounds = schedule_bytes(key, &mut bytes);
+    let mut bytes = [[0u8; 16]; 15];
+    let rounds = crate::backend::aes_schedule::expand(key, &mut bytes);
 
     let mut halves = [[0u64; 2]; 4];
     for (r, dst) in out.rk.chunks_exact_mut(8).take(rounds + 1).enumerate() {
-        let rk = &bytes[16 * r..16 * r + 16];
+        let rk = &bytes[r];
         let h = [
             u64::from_le_bytes(rk[..8].try_into().unwrap()),
             u64::from_le_bytes(rk[8..].try_into().unwrap()),
@@ -404,8 +213,8 @@ pub(crate) fn expand_key(key: &[u8], out: &mut BitslicedKey) {
     out.rk[8 * (rounds + 1)..].fill(0);
     out.rounds = rounds as u64;
 
-    crate::util::wipe_bytes(&mut bytes);
-    crate::util::wipe_u64(halves.as_flattened_mut());
+    crate::secret::wipe_bytes(bytes.as_flattened_mut());
+    crate::secret::wipe_u64(halves.as_flattened_mut());
 }
 
 /// Encrypts 4 independent 16-byte blocks in place.
@@ -636,13 +445,6 @@ mod tests {
                 assert_eq!(got, sbox_reference(x), "S({x:#04x})");
             }
         }
-    }
-
-    #[test]
-    fn sub_word_matches_sbox() {
-        let w = u64::from(u32::from_le_bytes([0x00, 0x53, 0xff, 0x8a]));
-        let expect = [0x63, 0xed, 0x16, 0x7e];
-        assert_eq!(sub_word(w), u64::from(u32::from_le_bytes(expect)));
     }
 
     #[test]

@@ -9,8 +9,7 @@
 mod aes;
 mod ghash;
 
-use super::{Backend, Material, Plain};
-pub(crate) use aes::schedule_bytes;
+use crate::backend::{Backend, Direction, Material, Plain};
 use aes::BitslicedKey;
 pub(crate) use ghash::GhashKey;
 
@@ -58,7 +57,7 @@ unsafe fn ctr_group(k: &SoftKey, ctr: &mut [u8; 16], src: *const u8, dst: *mut u
             core::ptr::write_unaligned(dst.add(16 * i) as *mut [u8; 16], b);
         }
     }
-    crate::util::wipe_bytes(ks.as_flattened_mut());
+    crate::secret::wipe_bytes(ks.as_flattened_mut());
 }
 
 impl Backend for Soft {
@@ -74,7 +73,7 @@ impl Backend for Soft {
         let mut h = [[0u8; 16]; 4];
         aes::encrypt4(&k.aes, &mut h);
         k.ghash = GhashKey::new(&h[0]);
-        crate::util::wipe_bytes(h.as_flattened_mut());
+        crate::secret::wipe_bytes(h.as_flattened_mut());
     }
 
     fn encrypt_block(m: &Material, block: &mut [u8; 16]) {
@@ -89,7 +88,7 @@ impl Backend for Soft {
         let mut blocks = [*a, *b, [0; 16], [0; 16]];
         aes::encrypt4(&k.aes, &mut blocks);
         (*a, *b) = (blocks[0], blocks[1]);
-        crate::util::wipe_bytes(blocks.as_flattened_mut());
+        crate::secret::wipe_bytes(blocks.as_flattened_mut());
     }
 
     unsafe fn ghash(m: &Material, y: &mut [u8; 16], data: *const u8, blocks: usize) {
@@ -99,47 +98,35 @@ impl Backend for Soft {
         k.ghash.update(y, data);
     }
 
-    unsafe fn encrypt_ghash(
+    unsafe fn crypt(
         m: &Material,
+        dir: Direction,
         ctr: &mut [u8; 16],
         y: &mut [u8; 16],
         src: *const u8,
         dst: *mut u8,
         blocks: usize,
+        j0: Option<&mut [u8; 16]>,
     ) {
         let k: &SoftKey = m.view();
-        let mut done = 0;
-        while done < blocks {
-            let n = (blocks - done).min(4);
-            // SAFETY: blocks done..done+n lie inside the caller's buffers; the
-            // ciphertext just written is read back for GHASH.
-            unsafe {
-                ctr_group(k, ctr, src.add(16 * done), dst.add(16 * done), n);
-                let ct = core::slice::from_raw_parts(dst.add(16 * done), 16 * n);
-                k.ghash.update(y, ct);
-            }
-            done += n;
+        if let Some(j0) = j0 {
+            Self::encrypt_block(m, j0);
         }
-    }
-
-    unsafe fn decrypt_ghash(
-        m: &Material,
-        ctr: &mut [u8; 16],
-        y: &mut [u8; 16],
-        src: *const u8,
-        dst: *mut u8,
-        blocks: usize,
-    ) {
-        let k: &SoftKey = m.view();
         let mut done = 0;
         while done < blocks {
             let n = (blocks - done).min(4);
-            // SAFETY: as above; the ciphertext is hashed before it may be overwritten
-            // in place.
+            // SAFETY: blocks done..done+n lie inside the caller's buffers. Decryption
+            // hashes the ciphertext before it may be overwritten in place; encryption
+            // reads back the ciphertext it just wrote.
             unsafe {
-                let ct = core::slice::from_raw_parts(src.add(16 * done), 16 * n);
-                k.ghash.update(y, ct);
-                ctr_group(k, ctr, src.add(16 * done), dst.add(16 * done), n);
+                let (s, d) = (src.add(16 * done), dst.add(16 * done));
+                if dir == Direction::Decrypt {
+                    k.ghash.update(y, core::slice::from_raw_parts(s, 16 * n));
+                }
+                ctr_group(k, ctr, s, d, n);
+                if dir == Direction::Encrypt {
+                    k.ghash.update(y, core::slice::from_raw_parts(d, 16 * n));
+                }
             }
             done += n;
         }

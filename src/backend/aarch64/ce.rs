@@ -18,11 +18,11 @@
 //! AESE/AESMC are kept adjacent on the same register so cores that fuse the pair can.
 //! Each key size, direction and variant gets its own kernel (`kernel_enc_aes128`, …,
 //! the names `scripts/model-arm.sh` looks for) whose steady state is one generated,
-//! hand-scheduled `asm!` loop (`aarch64_ce/loops.rs` from `aarch64_ce/gen_loops.py`;
+//! hand-scheduled `asm!` loop (`ce/loops.rs` from `ce/gen_loops.py`;
 //! why, in [`crypt_groups`]). Tails, short messages and the GHASH-only loop use
 //! intrinsics.
 
-use super::{Backend, Material, Plain};
+use crate::backend::{Backend, Direction, Material, Plain};
 use core::arch::aarch64::*;
 
 mod loops;
@@ -96,53 +96,28 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         }
     }
 
-    unsafe fn crypt_ghash_j0(
-        m: &Material,
-        encrypt: bool,
-        ctr: &mut [u8; 16],
-        y: &mut [u8; 16],
-        src: *const u8,
-        dst: *mut u8,
-        blocks: usize,
-        j0: &mut [u8; 16],
-    ) {
-        // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe {
-            if encrypt {
-                crypt::<true, EOR3>(m.view(), ctr, y, src, dst, blocks, Some(j0))
-            } else {
-                crypt::<false, EOR3>(m.view(), ctr, y, src, dst, blocks, Some(j0))
-            }
-        }
-    }
-
     unsafe fn ghash(m: &Material, y: &mut [u8; 16], data: *const u8, blocks: usize) {
         // SAFETY: forwarded contract; CPU support checked at key setup.
         unsafe { ghash(m.view(), y, data, blocks) }
     }
 
-    unsafe fn encrypt_ghash(
+    unsafe fn crypt(
         m: &Material,
+        dir: Direction,
         ctr: &mut [u8; 16],
         y: &mut [u8; 16],
         src: *const u8,
         dst: *mut u8,
         blocks: usize,
+        j0: Option<&mut [u8; 16]>,
     ) {
         // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe { crypt::<true, EOR3>(m.view(), ctr, y, src, dst, blocks, None) }
-    }
-
-    unsafe fn decrypt_ghash(
-        m: &Material,
-        ctr: &mut [u8; 16],
-        y: &mut [u8; 16],
-        src: *const u8,
-        dst: *mut u8,
-        blocks: usize,
-    ) {
-        // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe { crypt::<false, EOR3>(m.view(), ctr, y, src, dst, blocks, None) }
+        unsafe {
+            match dir {
+                Direction::Encrypt => crypt::<true, EOR3>(m.view(), ctr, y, src, dst, blocks, j0),
+                Direction::Decrypt => crypt::<false, EOR3>(m.view(), ctr, y, src, dst, blocks, j0),
+            }
+        }
     }
 
     unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {
@@ -195,48 +170,20 @@ unsafe fn init(k: &mut CeKey, key: &[u8]) {
     }
 }
 
-/// FIPS-197 key expansion; SubWord runs on the AES unit (AESE with a zero round key on a
-/// state whose four columns are equal leaves ShiftRows without effect), so no table.
+/// The shared FIPS-197 key expansion (`aes_schedule.rs`) with SubWord on the AES unit.
 #[target_feature(enable = "neon,aes")]
+#[allow(unused_unsafe)] // intrinsics are safe here from Rust 1.86 on, not in 1.85
 unsafe fn expand_key(k: &mut CeKey, key: &[u8]) {
-    let nk = key.len() / 4;
-    let rounds = nk + 6;
-    let total = 4 * (rounds + 1);
-    let mut w = [0u32; 60];
-    for (i, c) in key.chunks_exact(4).enumerate() {
-        w[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-    }
     let sub_word = |x: u32| -> u32 {
-        // SAFETY: neon+aes are enabled on the enclosing function.
+        // SAFETY: the enclosing function enables the AES instructions.
         unsafe {
-            let s = vaeseq_u8(vreinterpretq_u8_u32(vdupq_n_u32(x)), vdupq_n_u8(0));
-            vgetq_lane_u32::<0>(vreinterpretq_u32_u8(s))
+            vgetq_lane_u32::<0>(vreinterpretq_u32_u8(vaeseq_u8(
+                vreinterpretq_u8_u32(vdupq_n_u32(x)),
+                vdupq_n_u8(0),
+            )))
         }
     };
-    let mut rcon = 1u32;
-    for i in nk..total {
-        let mut t = w[i - 1];
-        if i % nk == 0 {
-            t = sub_word(t.rotate_right(8)) ^ rcon;
-            rcon = if rcon & 0x80 != 0 {
-                (rcon << 1) ^ 0x11b
-            } else {
-                rcon << 1
-            };
-        } else if nk > 6 && i % nk == 4 {
-            t = sub_word(t);
-        }
-        w[i] = w[i - nk] ^ t;
-    }
-    k.rk = [[0; 16]; 15];
-    for (i, word) in w.iter().take(total).enumerate() {
-        k.rk[i / 4][4 * (i % 4)..4 * (i % 4) + 4].copy_from_slice(&word.to_le_bytes());
-    }
-    k.rounds = rounds as u64;
-    crate::util::wipe_bytes(
-        // SAFETY: reinterpreting a u32 array as bytes of the same total size.
-        unsafe { core::slice::from_raw_parts_mut(w.as_mut_ptr() as *mut u8, 240) },
-    );
+    k.rounds = crate::backend::aes_schedule::expand_with(key, sub_word, &mut k.rk) as u64;
 }
 
 // ------------------------------------------------------------------ primitives

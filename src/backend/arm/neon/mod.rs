@@ -34,7 +34,7 @@
 
 mod kernels;
 
-use super::{Backend, Material, Plain};
+use crate::backend::{Backend, Direction, Material, Plain};
 
 /// Key material: bit-sliced round keys (rounds 0..Nr-1 row-major, round Nr
 /// column-major, 0x63 folded into rounds 1..Nr), then the vmull.p8 operands of
@@ -129,7 +129,7 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         // Spilled AES state and keystream.
-        crate::util::wipe_u64(&mut self.0);
+        crate::secret::wipe_u64(&mut self.0);
     }
 }
 
@@ -241,7 +241,7 @@ impl NeonKey {
         *y = [0; 16];
         // SAFETY: `buf` is one whole group.
         unsafe { self.ghash_groups(y, buf.as_ptr(), 1) };
-        crate::util::wipe_bytes(&mut buf);
+        crate::secret::wipe_bytes(&mut buf);
     }
 
     /// CTR over 1..=7 blocks through one group on a stack copy.
@@ -259,7 +259,7 @@ impl NeonKey {
         unsafe { self.run(Mode::Ctr, &mut c, &mut y, buf.as_ptr(), buf.as_mut_ptr(), 1) };
         // SAFETY: `dst` holds 16*n bytes.
         unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), dst, 16 * n) };
-        crate::util::wipe_bytes(&mut buf);
+        crate::secret::wipe_bytes(&mut buf);
         add_ctr(ctr, n as u32);
     }
 
@@ -272,7 +272,7 @@ impl NeonKey {
         // keystream).
         unsafe { self.run(Mode::Ctr, &mut c, &mut y, out.as_ptr(), out.as_mut_ptr(), 1) };
         block.copy_from_slice(&out[..16]);
-        crate::util::wipe_bytes(&mut out);
+        crate::secret::wipe_bytes(&mut out);
     }
 
     /// E(K, `first`) into `out[0]`, and the CTR of the `n` ≤ 7 blocks that follow with
@@ -301,7 +301,7 @@ impl NeonKey {
         first.copy_from_slice(&buf[..16]);
         // SAFETY: `dst` holds 16*n bytes.
         unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr().add(16), dst, 16 * n) };
-        crate::util::wipe_bytes(&mut buf);
+        crate::secret::wipe_bytes(&mut buf);
         add_ctr(ctr, n as u32);
     }
 
@@ -357,62 +357,6 @@ fn add_ctr(ctr: &mut [u8; 16], n: u32) {
 
 // ------------------------------------------------------------------ key setup
 
-/// Multiplication in GF(2^8) without branches on the operands.
-fn gmul8(mut a: u8, b: u8) -> u8 {
-    let mut r = 0u8;
-    for i in 0..8 {
-        r ^= a & 0u8.wrapping_sub((b >> i) & 1);
-        a = (a << 1) ^ (0x1b & 0u8.wrapping_sub(a >> 7));
-    }
-    r
-}
-
-/// The AES S-box computed (inverse as x^254, then the affine map): no table lookup
-/// by key bytes.
-fn sbox(x: u8) -> u8 {
-    let x2 = gmul8(x, x);
-    let x3 = gmul8(x2, x);
-    let x6 = gmul8(x3, x3);
-    let x12 = gmul8(x6, x6);
-    let x15 = gmul8(x12, x3);
-    let x30 = gmul8(x15, x15);
-    let x60 = gmul8(x30, x30);
-    let x120 = gmul8(x60, x60);
-    let x126 = gmul8(x120, x6);
-    let x127 = gmul8(x126, x);
-    let inv = gmul8(x127, x127); // x^254
-    inv ^ inv.rotate_left(1) ^ inv.rotate_left(2) ^ inv.rotate_left(3) ^ inv.rotate_left(4) ^ 0x63
-}
-
-/// FIPS-197 key expansion into `rk` (round keys as bytes); returns Nr.
-fn expand_key(key: &[u8], rk: &mut [[u8; 16]; 15]) -> usize {
-    let nk = key.len() / 4;
-    let rounds = nk + 6;
-    let mut w = [[0u8; 4]; 60];
-    for (i, c) in key.chunks_exact(4).enumerate() {
-        w[i].copy_from_slice(c);
-    }
-    let mut rcon = 1u8;
-    for i in nk..4 * (rounds + 1) {
-        let mut t = w[i - 1];
-        if i % nk == 0 {
-            t = [sbox(t[1]) ^ rcon, sbox(t[2]), sbox(t[3]), sbox(t[0])];
-            rcon = gmul8(rcon, 2);
-        } else if nk > 6 && i % nk == 4 {
-            t = t.map(sbox);
-        }
-        let prev = w[i - nk];
-        for ((o, p), x) in w[i].iter_mut().zip(prev).zip(t) {
-            *o = p ^ x;
-        }
-    }
-    for (i, word) in w.iter().take(4 * (rounds + 1)).enumerate() {
-        rk[i / 4][4 * (i % 4)..4 * (i % 4) + 4].copy_from_slice(word);
-    }
-    crate::util::wipe_bytes(w.as_flattened_mut());
-    rounds
-}
-
 /// a·b in GF(2^128), the spec's bit order as a big-endian u128, without branches.
 fn gf_mul(a: u128, b: u128) -> u128 {
     let mut z = 0u128;
@@ -426,7 +370,7 @@ fn gf_mul(a: u128, b: u128) -> u128 {
 
 fn init(k: &mut NeonKey, key: &[u8]) {
     let mut rk = [[0u8; 16]; 15];
-    let rounds = expand_key(key, &mut rk);
+    let rounds = crate::backend::aes_schedule::expand(key, &mut rk);
     k.rounds = rounds as u32;
     k.rk = [[0; 128]; 15];
     for (r, (round, sliced)) in rk.iter().zip(k.rk.iter_mut()).take(rounds + 1).enumerate() {
@@ -442,7 +386,7 @@ fn init(k: &mut NeonKey, key: &[u8]) {
             }
         }
     }
-    crate::util::wipe_bytes(rk.as_flattened_mut());
+    crate::secret::wipe_bytes(rk.as_flattened_mut());
 
     let mut hb = [0u8; 16];
     k.h = [[0; 128]; 8];
@@ -463,7 +407,7 @@ fn init(k: &mut NeonKey, key: &[u8]) {
         }
         p = gf_mul(p, h);
     }
-    crate::util::wipe_bytes(&mut hb);
+    crate::secret::wipe_bytes(&mut hb);
 }
 
 impl Backend for ArmNeon {
@@ -492,41 +436,10 @@ impl Backend for ArmNeon {
             // SAFETY: one block from and to a local array.
             unsafe { k.block_and_tail(b, &mut ks.clone(), ks.as_ptr(), ks.as_mut_ptr(), 1) };
             *a = ks;
-            crate::util::wipe_bytes(&mut ks);
+            crate::secret::wipe_bytes(&mut ks);
         } else {
             k.encrypt_block(a);
             k.encrypt_block(b);
-        }
-    }
-
-    unsafe fn crypt_ghash_j0(
-        m: &Material,
-        encrypt: bool,
-        ctr: &mut [u8; 16],
-        y: &mut [u8; 16],
-        src: *const u8,
-        dst: *mut u8,
-        blocks: usize,
-        j0: &mut [u8; 16],
-    ) {
-        let k: &NeonKey = m.view();
-        // SAFETY: forwarded contract.
-        unsafe {
-            if blocks < GROUP && is_next(j0, ctr) {
-                // A short message: E(K, J0) is lane 0 of its only eight-block run.
-                let mut cipher = [0u8; 16 * GROUP];
-                if !encrypt {
-                    core::ptr::copy_nonoverlapping(src, cipher.as_mut_ptr(), 16 * blocks);
-                }
-                k.block_and_tail(j0, ctr, src, dst, blocks);
-                if encrypt {
-                    core::ptr::copy_nonoverlapping(dst, cipher.as_mut_ptr(), 16 * blocks);
-                }
-                k.ghash_tail(y, &cipher[..16 * blocks]);
-            } else {
-                k.encrypt_block(j0);
-                k.crypt(encrypt, ctr, y, src, dst, blocks);
-            }
         }
     }
 
@@ -546,30 +459,40 @@ impl Backend for ArmNeon {
         }
     }
 
-    unsafe fn encrypt_ghash(
+    unsafe fn crypt(
         m: &Material,
+        dir: Direction,
         ctr: &mut [u8; 16],
         y: &mut [u8; 16],
         src: *const u8,
         dst: *mut u8,
         blocks: usize,
+        j0: Option<&mut [u8; 16]>,
     ) {
         let k: &NeonKey = m.view();
+        let encrypt = dir == Direction::Encrypt;
         // SAFETY: forwarded contract.
-        unsafe { k.crypt(true, ctr, y, src, dst, blocks) }
-    }
-
-    unsafe fn decrypt_ghash(
-        m: &Material,
-        ctr: &mut [u8; 16],
-        y: &mut [u8; 16],
-        src: *const u8,
-        dst: *mut u8,
-        blocks: usize,
-    ) {
-        let k: &NeonKey = m.view();
-        // SAFETY: forwarded contract.
-        unsafe { k.crypt(false, ctr, y, src, dst, blocks) }
+        unsafe {
+            match j0 {
+                Some(j0) if blocks < GROUP && is_next(j0, ctr) => {
+                    // A short message: E(K, J0) is lane 0 of its only eight-block run.
+                    let mut cipher = [0u8; 16 * GROUP];
+                    if !encrypt {
+                        core::ptr::copy_nonoverlapping(src, cipher.as_mut_ptr(), 16 * blocks);
+                    }
+                    k.block_and_tail(j0, ctr, src, dst, blocks);
+                    if encrypt {
+                        core::ptr::copy_nonoverlapping(dst, cipher.as_mut_ptr(), 16 * blocks);
+                    }
+                    k.ghash_tail(y, &cipher[..16 * blocks]);
+                }
+                Some(j0) => {
+                    k.encrypt_block(j0);
+                    k.crypt(encrypt, ctr, y, src, dst, blocks);
+                }
+                None => k.crypt(encrypt, ctr, y, src, dst, blocks),
+            }
+        }
     }
 
     unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {
@@ -593,37 +516,6 @@ impl Backend for ArmNeon {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
-
-    #[test]
-    fn sbox_known_values() {
-        // FIPS-197 §5.1.1 example and the table's corners.
-        assert_eq!(sbox(0x00), 0x63);
-        assert_eq!(sbox(0x53), 0xed);
-        assert_eq!(sbox(0xff), 0x16);
-        let mut seen = [false; 256];
-        for x in 0..=255u8 {
-            seen[sbox(x) as usize] = true;
-        }
-        assert!(seen.iter().all(|&s| s), "not a permutation");
-    }
-
-    #[test]
-    fn key_expansion_fips197_appendix_a() {
-        let mut rk = [[0u8; 16]; 15];
-        let key = hex("2b7e151628aed2a6abf7158809cf4f3c");
-        assert_eq!(expand_key(&key, &mut rk), 10);
-        assert_eq!(rk[10].to_vec(), hex("d014f9a8c9ee2589e13f0cc8b6630ca6"));
-        let key = hex("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4");
-        assert_eq!(expand_key(&key, &mut rk), 14);
-        assert_eq!(rk[14].to_vec(), hex("fe4890d1e6188d0b046df344706c631e"));
-    }
 
     #[test]
     fn gf_mul_identity_and_commutes() {

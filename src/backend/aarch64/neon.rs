@@ -52,7 +52,7 @@
 //! CTR and GHASH run in the same loop; in decryption the GHASH input does not wait for
 //! the AES, so the out-of-order core overlaps the two.
 
-use super::{Backend, Material, Plain};
+use crate::backend::{Backend, Direction, Material, Plain};
 use core::arch::aarch64::*;
 use core::ops::{BitAnd, BitXor};
 
@@ -117,53 +117,28 @@ impl Backend for Aarch64Neon {
         }
     }
 
-    unsafe fn crypt_ghash_j0(
-        m: &Material,
-        encrypt: bool,
-        ctr: &mut [u8; 16],
-        y: &mut [u8; 16],
-        src: *const u8,
-        dst: *mut u8,
-        blocks: usize,
-        j0: &mut [u8; 16],
-    ) {
-        // SAFETY: forwarded contract; NEON available.
-        unsafe {
-            if encrypt {
-                crypt::<true>(m.view(), ctr, y, src, dst, blocks, Some(j0))
-            } else {
-                crypt::<false>(m.view(), ctr, y, src, dst, blocks, Some(j0))
-            }
-        }
-    }
-
     unsafe fn ghash(m: &Material, y: &mut [u8; 16], data: *const u8, blocks: usize) {
         // SAFETY: forwarded contract; NEON available.
         unsafe { ghash(m.view(), y, data, blocks) }
     }
 
-    unsafe fn encrypt_ghash(
+    unsafe fn crypt(
         m: &Material,
+        dir: Direction,
         ctr: &mut [u8; 16],
         y: &mut [u8; 16],
         src: *const u8,
         dst: *mut u8,
         blocks: usize,
+        j0: Option<&mut [u8; 16]>,
     ) {
         // SAFETY: forwarded contract; NEON available.
-        unsafe { crypt::<true>(m.view(), ctr, y, src, dst, blocks, None) }
-    }
-
-    unsafe fn decrypt_ghash(
-        m: &Material,
-        ctr: &mut [u8; 16],
-        y: &mut [u8; 16],
-        src: *const u8,
-        dst: *mut u8,
-        blocks: usize,
-    ) {
-        // SAFETY: forwarded contract; NEON available.
-        unsafe { crypt::<false>(m.view(), ctr, y, src, dst, blocks, None) }
+        unsafe {
+            match dir {
+                Direction::Encrypt => crypt::<true>(m.view(), ctr, y, src, dst, blocks, j0),
+                Direction::Decrypt => crypt::<false>(m.view(), ctr, y, src, dst, blocks, j0),
+            }
+        }
     }
 
     unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {
@@ -176,6 +151,7 @@ impl Backend for Aarch64Neon {
 
 /// A register as an operand of the S-box circuit (so the gate list reads as in `soft`).
 #[derive(Clone, Copy)]
+#[repr(transparent)]
 struct V(uint8x16_t);
 
 impl BitXor for V {
@@ -229,155 +205,13 @@ unsafe fn transpose8(q: &mut [uint8x16_t; GROUP]) {
     }
 }
 
-/// SubBytes without the affine constant (folded into the round keys): the
-/// Boyar–Peralta circuit, names as in the paper and in `soft::aes` (U0 = most
-/// significant bit).
+/// SubBytes without the affine constant (folded into the round keys): the shared
+/// Boyar–Peralta circuit (`backend/sbox.rs`) on whole registers.
 #[inline(always)]
 fn sub_bytes(q: &mut [uint8x16_t; GROUP]) {
-    let u0 = V(q[7]);
-    let u1 = V(q[6]);
-    let u2 = V(q[5]);
-    let u3 = V(q[4]);
-    let u4 = V(q[3]);
-    let u5 = V(q[2]);
-    let u6 = V(q[1]);
-    let u7 = V(q[0]);
-
-    // Top linear layer.
-    let t1 = u0 ^ u3;
-    let t2 = u0 ^ u5;
-    let t3 = u0 ^ u6;
-    let t4 = u3 ^ u5;
-    let t5 = u4 ^ u6;
-    let t6 = t1 ^ t5;
-    let t7 = u1 ^ u2;
-    let t8 = u7 ^ t6;
-    let t9 = u7 ^ t7;
-    let t10 = t6 ^ t7;
-    let t11 = u1 ^ u5;
-    let t12 = u2 ^ u5;
-    let t13 = t3 ^ t4;
-    let t14 = t6 ^ t11;
-    let t15 = t5 ^ t11;
-    let t16 = t5 ^ t12;
-    let t17 = t9 ^ t16;
-    let t18 = u3 ^ u7;
-    let t19 = t7 ^ t18;
-    let t20 = t1 ^ t19;
-    let t21 = u6 ^ u7;
-    let t22 = t7 ^ t21;
-    let t23 = t2 ^ t22;
-    let t24 = t2 ^ t10;
-    let t25 = t20 ^ t17;
-    let t26 = t3 ^ t16;
-    let t27 = t1 ^ t12;
-    let d = u7;
-
-    // Non-linear core (inversion in GF(2^8) via GF(2^4)).
-    let m1 = t13 & t6;
-    let m2 = t23 & t8;
-    let m3 = t14 ^ m1;
-    let m4 = t19 & d;
-    let m5 = m4 ^ m1;
-    let m6 = t3 & t16;
-    let m7 = t22 & t9;
-    let m8 = t26 ^ m6;
-    let m9 = t20 & t17;
-    let m10 = m9 ^ m6;
-    let m11 = t1 & t15;
-    let m12 = t4 & t27;
-    let m13 = m12 ^ m11;
-    let m14 = t2 & t10;
-    let m15 = m14 ^ m11;
-    let m16 = m3 ^ m2;
-    let m17 = m5 ^ t24;
-    let m18 = m8 ^ m7;
-    let m19 = m10 ^ m15;
-    let m20 = m16 ^ m13;
-    let m21 = m17 ^ m15;
-    let m22 = m18 ^ m13;
-    let m23 = m19 ^ t25;
-    let m24 = m22 ^ m23;
-    let m25 = m22 & m20;
-    let m26 = m21 ^ m25;
-    let m27 = m20 ^ m21;
-    let m28 = m23 ^ m25;
-    let m29 = m28 & m27;
-    let m30 = m26 & m24;
-    let m31 = m20 & m23;
-    let m32 = m27 & m31;
-    let m33 = m27 ^ m25;
-    let m34 = m21 & m22;
-    let m35 = m24 & m34;
-    let m36 = m24 ^ m25;
-    let m37 = m21 ^ m29;
-    let m38 = m32 ^ m33;
-    let m39 = m23 ^ m30;
-    let m40 = m35 ^ m36;
-    let m41 = m38 ^ m40;
-    let m42 = m37 ^ m39;
-    let m43 = m37 ^ m38;
-    let m44 = m39 ^ m40;
-    let m45 = m42 ^ m41;
-    let m46 = m44 & t6;
-    let m47 = m40 & t8;
-    let m48 = m39 & d;
-    let m49 = m43 & t16;
-    let m50 = m38 & t9;
-    let m51 = m37 & t17;
-    let m52 = m42 & t15;
-    let m53 = m45 & t27;
-    let m54 = m41 & t10;
-    let m55 = m44 & t13;
-    let m56 = m40 & t23;
-    let m57 = m39 & t19;
-    let m58 = m43 & t3;
-    let m59 = m38 & t22;
-    let m60 = m37 & t20;
-    let m61 = m42 & t1;
-    let m62 = m45 & t4;
-    let m63 = m41 & t2;
-
-    // Bottom linear layer, including the affine constant 0x63 (the four XNORs).
-    let l0 = m61 ^ m62;
-    let l1 = m50 ^ m56;
-    let l2 = m46 ^ m48;
-    let l3 = m47 ^ m55;
-    let l4 = m54 ^ m58;
-    let l5 = m49 ^ m61;
-    let l6 = m62 ^ l5;
-    let l7 = m46 ^ l3;
-    let l8 = m51 ^ m59;
-    let l9 = m52 ^ m53;
-    let l10 = m53 ^ l4;
-    let l11 = m60 ^ l2;
-    let l12 = m48 ^ m51;
-    let l13 = m50 ^ l0;
-    let l14 = m52 ^ m61;
-    let l15 = m55 ^ l1;
-    let l16 = m56 ^ l0;
-    let l17 = m57 ^ l1;
-    let l18 = m58 ^ l8;
-    let l19 = m63 ^ l4;
-    let l20 = l0 ^ l1;
-    let l21 = l1 ^ l7;
-    let l22 = l3 ^ l12;
-    let l23 = l18 ^ l2;
-    let l24 = l15 ^ l9;
-    let l25 = l6 ^ l10;
-    let l26 = l7 ^ l9;
-    let l27 = l8 ^ l10;
-    let l28 = l11 ^ l14;
-    let l29 = l11 ^ l17;
-
-    q[7] = (l6 ^ l24).0;
-    q[6] = (l16 ^ l26).0;
-    q[5] = (l19 ^ l28).0;
-    q[4] = (l6 ^ l21).0;
-    q[3] = (l20 ^ l22).0;
-    q[2] = (l25 ^ l29).0;
-    q[1] = (l13 ^ l27).0;
-    q[0] = (l6 ^ l23).0;
+    // SAFETY: `V` is a transparent wrapper of `uint8x16_t`, so the arrays have one layout.
+    let v = unsafe { &mut *(q as *mut [uint8x16_t; GROUP] as *mut [V; GROUP]) };
+    crate::backend::sbox::sub_bytes_planes(v);
 }
 
 /// Bytes of rows 1 and 3 (byte index = row + 4·column).
@@ -499,53 +333,15 @@ fn aes8(k: &NeonKey, q: [uint8x16_t; GROUP]) -> [uint8x16_t; GROUP] {
     }
 }
 
-/// SubWord of the key schedule through the bit-sliced circuit (block 0 only).
-fn sub_word(w: u32) -> u32 {
-    // SAFETY: NEON baseline.
-    unsafe {
-        let mut q = [vdupq_n_u8(0); GROUP];
-        q[0] = vreinterpretq_u8_u32(vsetq_lane_u32::<0>(w, vdupq_n_u32(0)));
-        transpose8(&mut q);
-        sub_bytes(&mut q);
-        transpose8(&mut q);
-        let r = vgetq_lane_u32::<0>(vreinterpretq_u32_u8(q[0])) ^ 0x6363_6363;
-        q = [vdupq_n_u8(0); GROUP];
-        core::hint::black_box(&q);
-        r
-    }
-}
-
-/// FIPS-197 key expansion into bit planes, the S-box constant folded into rounds ≥ 1.
+/// The shared FIPS-197 key expansion, turned into bit planes with the S-box constant
+/// folded into rounds ≥ 1.
 fn expand_key(k: &mut NeonKey, key: &[u8]) {
-    let nk = key.len() / 4;
-    let rounds = nk + 6;
-    let total = 4 * (rounds + 1);
-    let mut w = [0u32; 60];
-    for (i, c) in key.chunks_exact(4).enumerate() {
-        w[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-    }
-    let mut rcon = 1u32;
-    for i in nk..total {
-        let mut t = w[i - 1];
-        if i % nk == 0 {
-            t = sub_word(t.rotate_right(8)) ^ rcon;
-            rcon = if rcon & 0x80 != 0 {
-                (rcon << 1) ^ 0x11b
-            } else {
-                rcon << 1
-            };
-        } else if nk > 6 && i % nk == 4 {
-            t = sub_word(t);
-        }
-        w[i] = w[i - nk] ^ t;
-    }
+    let mut rk = [[0u8; 16]; 15];
+    let rounds = crate::backend::aes_schedule::expand(key, &mut rk);
     let mut bytes = [0u8; 16];
-    let mut word = [0u8; 16];
     k.rk = [[[0; 16]; 8]; 15];
     for r in 0..=rounds {
-        for c in 0..4 {
-            word[4 * c..4 * c + 4].copy_from_slice(&w[4 * r + c].to_le_bytes());
-        }
+        let word = rk[r];
         // The state meets round key r owing r ShiftRows (see `aes8_r`): the true
         // state is T(row, c) = S(row, c + r·row), so byte (row, c) of ours is byte
         // (row, c − r·row) of the true state and takes that byte of the key.
@@ -566,12 +362,8 @@ fn expand_key(k: &mut NeonKey, key: &[u8]) {
         }
     }
     k.rounds = rounds as u64;
-    crate::util::wipe_bytes(&mut bytes);
-    crate::util::wipe_bytes(&mut word);
-    crate::util::wipe_bytes(
-        // SAFETY: reinterpreting a u32 array as bytes of the same total size.
-        unsafe { core::slice::from_raw_parts_mut(w.as_mut_ptr() as *mut u8, 240) },
-    );
+    crate::secret::wipe_bytes(&mut bytes);
+    crate::secret::wipe_bytes(rk.as_flattened_mut());
 }
 
 // ------------------------------------------------------------------ GHASH with pmull.8b

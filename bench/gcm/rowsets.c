@@ -1,0 +1,97 @@
+/*
+ * The tcrypt-style row sets: each is one table of cycles per message at fixed sizes, with
+ * the shape of its messages (key sizes, IV, AAD) and the call that makes one. Adding a table
+ * is one entry here; the worker times every entry for every implementation that has its
+ * call, and the report prints it as a table, CSV rows and (--tcrypt-lines) tcrypt log lines.
+ *
+ * A row set whose message is bench-slope's "GCM enc" calls the implementation's op[] directly,
+ * as the first table always has; the others go through one small adapter that fills in the
+ * row set's IV and AAD (one indirect call more per message, the same for everyone).
+ */
+#include "harness.h"
+
+/* tcrypt's AEAD speed sizes (crypto/tcrypt.h aead_sizes) up to 8 KiB; 1420 is an IPsec MTU. */
+static const size_t tcrypt_sizes[] = {16, 64, 256, 512, 1024, 1420, 2048, 4096, 8192};
+#define SIZES(list) .sizes = list, .nsizes = sizeof list / sizeof list[0]
+
+#define AES128 1u
+#define AES192 2u
+#define AES256 4u
+
+/* The first entry is what the chart draws. */
+const struct rowset rowsets[] = {
+    {.heading = "tcrypt-style: gcm(aes) encryption, one setiv + encrypt + gettag per message",
+     .tcrypt = "gcm(aes)", .lines_tag = "", .csv_mode = "GCM enc",
+     .algos = AES128 | AES192 | AES256, .ivlen = 12, .call = CALL_ENC, SIZES(tcrypt_sizes)},
+    /* What a TLS 1.2/1.3 stack asks for per record (issue 15): the 13-byte AAD. */
+    {.heading = "TLS record: gcm(aes) encryption, 12-byte IV, 13-byte AAD, one setiv + AAD + "
+                "encrypt + gettag per message",
+     .tcrypt = "gcm(aes)", .lines_tag = ", TLS record (13-byte AAD)",
+     .csv_mode = "GCM enc aad13", .algos = AES128 | AES256, .ivlen = 12, .aadlen = 13,
+     .call = CALL_SEAL, SIZES(tcrypt_sizes)},
+    /* The same records through a keyed one-shot call, next to the handle API above. */
+    {.heading = "TLS record, keyed one-shot: gcm(aes) encryption, 12-byte IV, 13-byte AAD, "
+                "one seal call per message on a keyed handle",
+     .tcrypt = "gcm(aes)", .lines_tag = ", TLS record (13-byte AAD), keyed one-shot",
+     .csv_mode = "GCM seal aad13", .algos = AES128 | AES256, .ivlen = 12, .aadlen = 13,
+     .call = CALL_SEAL_KEYED, SIZES(tcrypt_sizes),
+     .absent = "TLS record, keyed one-shot: not measured -- no implementation here has a "
+               "keyed one-shot call yet (slot: seal_keyed in bench/gcm/impl.h)"},
+    /* IPsec ESP (RFC 4106): AES key + 4-byte salt, 8-byte explicit IV, 8-byte AAD (SPI and
+     * sequence number). */
+    {.heading = "rfc4106(gcm(aes)) encryption, 20/28/36-byte keys, 8-byte IV, 8-byte AAD, one "
+                "seal per message",
+     .tcrypt = "rfc4106(gcm(aes))", .lines_tag = "", .csv_mode = "RFC4106 enc aad8",
+     .algos = AES128 | AES192 | AES256, .salt = 4, .ivlen = 8, .aadlen = 8,
+     .call = CALL_SEAL_RFC4106, SIZES(tcrypt_sizes),
+     .absent = "rfc4106(gcm(aes)), 20/28/36-byte keys, 16 ... 8192 bytes: not measured -- no "
+               "implementation here has an RFC 4106 mode yet (slot: seal_rfc4106 in "
+               "bench/gcm/impl.h)"},
+};
+const size_t nrowsets = sizeof rowsets / sizeof rowsets[0];
+_Static_assert(sizeof rowsets / sizeof rowsets[0] <= MAXROWSETS, "raise MAXROWSETS");
+
+/* The AAD of every message: a TLS 1.2 record header's shape (sequence number, type,
+ * version, length) for the first 13 bytes. */
+static const uint8_t rowset_aad[16] = {0, 0, 0, 0, 0, 0, 0, 1, 0x17, 0x03, 0x03, 0x01, 0x00};
+
+static seal_fn call_of(const struct rowset *rs, const struct impl *p) {
+  switch (rs->call) {
+  case CALL_ENC: return NULL;
+  case CALL_SEAL: return p->seal;
+  case CALL_SEAL_KEYED: return p->seal_keyed;
+  case CALL_SEAL_RFC4106: return p->seal_rfc4106;
+  }
+  return NULL;
+}
+
+int rowset_supported(const struct rowset *rs, const struct impl *p) {
+  return rs->call == CALL_ENC ? p->op[MODE_ENC] != NULL : call_of(rs, p) != NULL;
+}
+
+int rowset_measured_anywhere(const struct rowset *rs) {
+  for (int i = 0; i < nimpl; i++)
+    if (rowset_supported(rs, &impls[i])) return 1;
+  return 0;
+}
+
+static void seal_message(void *v, uint8_t *buf, size_t len) {
+  struct rowset_runner *r = v;
+  uint8_t tag[16];
+  r->bound.seal(r->bound.handle, bench_nonce, r->bound.rs->ivlen, rowset_aad,
+                r->bound.rs->aadlen, buf, buf, len, tag);
+}
+
+void rowset_runner(const struct rowset *rs, const struct impl *p, void *handle,
+                   struct rowset_runner *r) {
+  if (rs->call == CALL_ENC) {
+    r->run = p->op[MODE_ENC];
+    r->ctx = handle;
+    return;
+  }
+  r->bound.seal = call_of(rs, p);
+  r->bound.handle = handle;
+  r->bound.rs = rs;
+  r->run = seal_message;
+  r->ctx = r;
+}

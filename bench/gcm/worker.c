@@ -1,0 +1,139 @@
+/*
+ * One worker process per implementation, and the parent's side of its pipe.
+ *
+ * stitchgcm chooses its backend once per process from STITCHGCM_IMPL, so each backend gets a
+ * fresh process with the variable set, and the peers get the same treatment so that no run
+ * inherits another's cache/heap state. The worker checks the implementation (check.c), then
+ * for each key size times bench-slope's three operations and every row set, and writes raw
+ * figures on the pipe, one line each:
+ *   C <fingerprint> <failures> <messages> <version>
+ *   S <algo> <mode> <ns/B> <GHz> <GHz before/after difference>
+ *   T <row set> <algo> <size index> <ns/message> <GHz>
+ * The parent reads them into res[].
+ */
+#include "harness.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct result res[MAXIMPL];
+
+struct slope_arg {
+  const struct impl *p;
+  void *ctx;
+  int mode;
+  uint8_t *buf;
+};
+static double slope_bench(void *v) {
+  struct slope_arg *s = v;
+  return slope_sweep(s->p->op[s->mode], s->ctx, s->buf, SLOPE_MIN, SLOPE_MAX, SLOPE_STEP,
+                     opt.repetitions);
+}
+
+struct rowset_arg {
+  struct rowset_runner r;
+  uint8_t *buf;
+  const struct rowset *rs;
+  double ns[MAXSIZES];
+};
+static double rowset_bench(void *v) {
+  struct rowset_arg *t = v;
+  message_sweep(t->r.run, t->r.ctx, t->buf, t->rs->sizes, t->rs->nsizes, opt.repetitions,
+                t->ns);
+  return t->ns[t->rs->nsizes - 1] > 0 ? 1 : 0;
+}
+
+/* Times row set r for algo a on `handle` (keyed for a) and reports it. */
+static void measure_rowset(const struct impl *p, size_t r, int a, void *handle, uint8_t *buf,
+                           FILE *out) {
+  const struct rowset *rs = &rowsets[r];
+  if (rs->nsizes > MAXSIZES) die("row set %zu: raise MAXSIZES", r);
+  struct rowset_arg t = {.buf = buf, .rs = rs};
+  rowset_runner(rs, p, handle, &t.r);
+  struct clocked c = clocked_run(rowset_bench, &t);
+  for (size_t s = 0; s < rs->nsizes; s++)
+    fprintf(out, "T %zu %d %zu %.6g %.6g\n", r, a, s, t.ns[s], c.ghz);
+  fflush(out);
+}
+
+static void worker(const struct impl *p, FILE *out) {
+  if (p->init) p->init(p);
+  int fails, msgs;
+  uint64_t fp = run_check(p, &fails, &msgs);
+  char ver[64] = "?";
+  if (p->version) p->version(ver, sizeof ver);
+  fprintf(out, "C %016llx %d %d %s\n", (unsigned long long)fp, fails, msgs, ver);
+  fflush(out);
+
+  uint8_t *raw = malloc(8192 + 256), *buf = raw + 128 - ((uintptr_t)raw & 127);
+  if (!raw) abort();
+  for (size_t i = 0; i < 8192; i++) buf[i] = (uint8_t)(0x55 ^ (0 - i));
+  uint8_t key[32 + 4];
+  for (size_t i = 0; i < sizeof key; i++) key[i] = (uint8_t)(0x33 ^ (11 - i));
+  for (int a = 0; a < NALGO; a++) {
+    if (!(opt.algos >> a & 1)) continue;
+    void *ctx = p->setup(key, algo_keylen[a]);
+    for (int m = 0; m < NMODE; m++) {
+      struct slope_arg s = {p, ctx, m, buf};
+      struct clocked c = clocked_run(slope_bench, &s);
+      fprintf(out, "S %d %d %.6g %.6g %.6g\n", a, m, c.value, c.ghz, c.ghz_diff);
+      fflush(out);
+    }
+    for (size_t r = 0; r < nrowsets && !opt.no_tcrypt; r++) {
+      const struct rowset *rs = &rowsets[r];
+      if (!(rs->algos >> a & 1) || !rowset_supported(rs, p)) continue;
+      if (!rs->salt) {
+        measure_rowset(p, r, a, ctx, buf, out);
+        continue;
+      }
+      /* A salted row set keys its own handle (RFC 4106: AES key || salt). */
+      void *salted = p->setup(key, algo_keylen[a] + rs->salt);
+      measure_rowset(p, r, a, salted, buf, out);
+      p->teardown(salted);
+    }
+    p->teardown(ctx);
+  }
+  free(raw);
+}
+
+void run_worker(int i) {
+  int fd[2];
+  fflush(stdout);
+  if (pipe(fd)) die("pipe: %s", strerror(errno));
+  pid_t pid = fork();
+  if (pid < 0) die("fork: %s", strerror(errno));
+  if (pid == 0) {
+    close(fd[0]);
+    FILE *out = fdopen(fd[1], "w");
+    if (!out) _exit(2);
+    worker(&impls[i], out);
+    fclose(out);
+    _exit(0);
+  }
+  close(fd[1]);
+  FILE *in = fdopen(fd[0], "r");
+  char line[512];
+  struct result *r = &res[i];
+  while (in && fgets(line, sizeof line, in)) {
+    int a, m;
+    size_t s, set;
+    double x, g, d;
+    if (line[0] == 'C')
+      sscanf(line, "C %llx %d %d %63s", &r->fp, &r->fails, &r->msgs, r->version);
+    else if (sscanf(line, "S %d %d %lf %lf %lf", &a, &m, &x, &g, &d) == 5 && a >= 0 &&
+             a < NALGO && m >= 0 && m < NMODE) {
+      r->slope[a][m] = x, r->ghz[a][m] = g, r->ghzdiff[a][m] = d, r->have_slope[a][m] = 1;
+    } else if (sscanf(line, "T %zu %d %zu %lf %lf", &set, &a, &s, &x, &g) == 5 &&
+               set < nrowsets && a >= 0 && a < NALGO && s < rowsets[set].nsizes) {
+      r->rs_ns[set][a][s] = x, r->rs_ghz[set][a] = g, r->have_rs[set][a] = 1;
+    }
+  }
+  if (in) fclose(in);
+  int st;
+  waitpid(pid, &st, 0);
+  r->ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+  if (!r->ok) fprintf(stderr, "bench-gcm: %s: worker failed (status %d)\n", impls[i].label, st);
+}

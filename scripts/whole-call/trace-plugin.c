@@ -1,0 +1,185 @@
+/*
+ * trace-plugin.c - qemu TCG plugin (plugin API version 1, qemu-user 7.2) for the whole-call
+ * model: records, in order, the guest instructions executed between a start and a stop
+ * marker instruction, once per marked window.
+ *
+ * The markers are HINT instructions with numbers no architecture version allocates (hint
+ * #0x6a = start, #0x6b = stop), which every ARM core and qemu execute as NOPs.  The driver
+ * (driver.c) puts them right around the call it measures, so nothing has to know an
+ * address: the plugin recognises them by their encoding, in A64, A32 and T32 form.
+ *
+ * Recording works per translation block: at translation the plugin keeps each block's
+ * instructions (address, size, bytes, and qemu's disassembly, which tells ARM from Thumb
+ * for AArch32) and registers one execution callback per block; inside a window every
+ * execution appends the block's id (a marker in the middle of a block cuts it).  A block
+ * runs to its end unless an exception is taken in it, which the measured calls do not do.
+ *
+ * Output (file given by out=PATH), text:
+ *   B <id> <n>                 a block, first executed inside a window; then n lines
+ *   <vaddr> <size> <hex bytes> <qemu disassembly>
+ *   W <k>                      window k starts; then lines of block ids, "id" or
+ *                              "id:first:count" for part of a block
+ *   E <k> <instructions>       window k ends
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <qemu-plugin.h>
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+enum { MARK_NONE, MARK_START, MARK_STOP };
+
+struct insn_rec {
+  uint64_t vaddr;
+  uint32_t size;
+  uint8_t bytes[4];
+  char *disas;
+  int mark;
+};
+
+struct tb_rec {
+  uint64_t id;
+  size_t n;
+  int has_mark, dumped;
+  struct insn_rec insn[];
+};
+
+static FILE *out;
+static uint64_t next_id;
+static int recording;
+static uint64_t window, window_insns;
+static unsigned line_items;
+
+static int mark_of(const uint8_t *b, size_t size) {
+  uint32_t w;
+  if (size != 4) return MARK_NONE;
+  w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+  switch (w) {
+  case 0xd5032d5f: /* A64 hint #0x6a */
+  case 0xe320f06a: /* A32 hint #0x6a */
+  case 0x806af3af: /* T32 hint.w #0x6a (halfwords f3af 806a) */
+    return MARK_START;
+  case 0xd5032d7f:
+  case 0xe320f06b:
+  case 0x806bf3af:
+    return MARK_STOP;
+  }
+  return MARK_NONE;
+}
+
+static void dump_tb(struct tb_rec *tb) {
+  size_t i, j;
+  tb->dumped = 1;
+  fprintf(out, "B %" PRIu64 " %zu\n", tb->id, tb->n);
+  for (i = 0; i < tb->n; i++) {
+    struct insn_rec *r = &tb->insn[i];
+    fprintf(out, "%" PRIx64 " %u ", r->vaddr, r->size);
+    for (j = 0; j < r->size && j < 4; j++) fprintf(out, "%02x", r->bytes[j]);
+    fprintf(out, " %s\n", r->disas ? r->disas : "?");
+  }
+}
+
+static void end_line(void) {
+  if (line_items % 16) fputc('\n', out);
+  line_items = 0;
+}
+
+static void emit(struct tb_rec *tb, size_t first, size_t count) {
+  if (!count) return;
+  if (!tb->dumped) { /* its B record goes on lines of its own, before its first id */
+    end_line();
+    dump_tb(tb);
+  }
+  if (first == 0 && count == tb->n) fprintf(out, "%" PRIu64, tb->id);
+  else fprintf(out, "%" PRIu64 ":%zu:%zu", tb->id, first, count);
+  fputc(++line_items % 16 ? ' ' : '\n', out);
+  window_insns += count;
+}
+
+static void tb_exec(unsigned int vcpu, void *udata) {
+  struct tb_rec *tb = udata;
+  size_t i, from = 0;
+  (void)vcpu;
+  if (!tb->has_mark) {
+    if (recording) emit(tb, 0, tb->n);
+    return;
+  }
+  for (i = 0; i < tb->n; i++) {
+    int m = tb->insn[i].mark;
+    if (m == MARK_START) {
+      if (recording) { /* a start without a stop: close the open window as it is */
+        emit(tb, from, i - from);
+        end_line();
+        fprintf(out, "E %" PRIu64 " %" PRIu64 " unterminated\n", window, window_insns);
+      }
+      recording = 1;
+      window++;
+      window_insns = 0;
+      line_items = 0;
+      fprintf(out, "W %" PRIu64 "\n", window);
+      from = i + 1;
+    } else if (m == MARK_STOP && recording) {
+      emit(tb, from, i - from);
+      end_line();
+      fprintf(out, "E %" PRIu64 " %" PRIu64 "\n", window, window_insns);
+      recording = 0;
+    }
+  }
+  if (recording) emit(tb, from, tb->n - from);
+}
+
+static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
+  size_t n = qemu_plugin_tb_n_insns(tb), i;
+  struct tb_rec *r = calloc(1, sizeof *r + n * sizeof r->insn[0]);
+  (void)id;
+  if (!r) abort();
+  r->id = next_id++;
+  r->n = n;
+  for (i = 0; i < n; i++) {
+    struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+    struct insn_rec *x = &r->insn[i];
+    size_t size = qemu_plugin_insn_size(insn);
+    x->vaddr = qemu_plugin_insn_vaddr(insn);
+    x->size = (uint32_t)size;
+    memcpy(x->bytes, qemu_plugin_insn_data(insn), size < 4 ? size : 4);
+    x->mark = mark_of(x->bytes, size);
+    x->disas = qemu_plugin_insn_disas(insn);
+    r->has_mark |= x->mark != MARK_NONE;
+  }
+  /* blocks stay allocated: their records are printed when first executed in a window */
+  qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS, r);
+}
+
+static void at_exit(qemu_plugin_id_t id, void *p) {
+  (void)id;
+  (void)p;
+  if (recording) {
+    end_line();
+    fprintf(out, "E %" PRIu64 " %" PRIu64 " unterminated\n", window, window_insns);
+  }
+  fclose(out);
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
+                                           int argc, char **argv) {
+  const char *path = NULL;
+  int i;
+  (void)info;
+  for (i = 0; i < argc; i++)
+    if (!strncmp(argv[i], "out=", 4)) path = argv[i] + 4;
+  if (!path) {
+    fprintf(stderr, "trace-plugin: want out=PATH\n");
+    return 1;
+  }
+  out = fopen(path, "w");
+  if (!out) {
+    perror(path);
+    return 1;
+  }
+  qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+  qemu_plugin_register_atexit_cb(id, at_exit, NULL);
+  return 0;
+}

@@ -1,0 +1,126 @@
+//! The list of backends and the choice among them, in one place.
+//!
+//! `backends!` below is the only list: it defines [`BackendId`] (the byte stored in a
+//! key), [`COMPILED`] (every backend of this build, best first — the order of the list)
+//! and `with_backend!` (the dispatch `match`). Adding a backend is its folder plus one
+//! line here.
+//!
+//! The choice is made once per process: `STITCHGCM_IMPL=<name>` if set, else the first
+//! backend of the list this CPU can run. An unknown or unavailable forced name is an
+//! error ([`Error::NotSupported`]) for every key set up afterwards, never a silent
+//! fallback: a test that believes it exercises a kernel must not quietly run another.
+
+use super::Backend;
+use crate::error::Error;
+use std::sync::OnceLock;
+
+/// Defines the id enum, the compiled list and the dispatch macro from one list of
+/// `[cfg] Variant = id => type`. `$d` is a literal `$`, passed in so that the generated
+/// `macro_rules!` can have metavariables of its own.
+macro_rules! backends {
+    ($d:tt $( $(#[$cfg:meta])* $variant:ident = $id:literal => $ty:ty, )+) => {
+        /// Identifies a backend inside a key. Stored as a byte so keys stay plain data.
+        #[repr(u8)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum BackendId {
+            $( $(#[$cfg])* $variant = $id, )+
+        }
+
+        /// Every backend compiled into this build, best first.
+        pub(crate) const COMPILED: &[BackendId] = &[ $( $(#[$cfg])* BackendId::$variant, )+ ];
+
+        /// Runs `$body` with `$B` bound to the backend type named by `$id`.
+        macro_rules! with_backend {
+            ($d id:expr, $d B:ident => $d body:expr) => {
+                match $d id {
+                    $( $(#[$cfg])* $crate::backend::BackendId::$variant => {
+                        type $d B = $ty;
+                        $d body
+                    } )+
+                }
+            };
+        }
+        pub(crate) use with_backend;
+    };
+}
+
+backends! { $
+    #[cfg(target_arch = "aarch64")]
+    Aarch64CeEor3 = 3 => crate::backend::aarch64::ce::Aarch64Ce<true>,
+    #[cfg(target_arch = "aarch64")]
+    Aarch64Ce = 2 => crate::backend::aarch64::ce::Aarch64Ce<false>,
+    #[cfg(target_arch = "x86_64")]
+    X86Vaes = 5 => crate::backend::x86_64::vaes::X86Vaes,
+    #[cfg(target_arch = "x86_64")]
+    X86Aesni = 4 => crate::backend::x86_64::aesni::X86Aesni,
+    #[cfg(target_arch = "arm")]
+    ArmNeon = 6 => crate::backend::arm::neon::ArmNeon,
+    #[cfg(target_arch = "aarch64")]
+    Aarch64Neon = 7 => crate::backend::aarch64::neon::Aarch64Neon,
+    Soft = 1 => crate::backend::soft::Soft,
+}
+
+impl BackendId {
+    /// Decodes a stored id; `None` for bytes that name no backend of this build (a
+    /// context that was never keyed, or memory that is not ours).
+    pub(crate) fn from_u8(v: u8) -> Option<BackendId> {
+        COMPILED.iter().copied().find(|id| *id as u8 == v)
+    }
+
+    /// Whether this CPU can run the backend.
+    pub fn is_available(self) -> bool {
+        with_backend!(self, B => B::is_available())
+    }
+
+    /// The backend's name, as accepted by `STITCHGCM_IMPL`.
+    pub fn name(self) -> &'static str {
+        // Backend names are ASCII literals.
+        self.name_nul().to_str().unwrap_or("?")
+    }
+
+    pub(crate) fn name_nul(self) -> &'static core::ffi::CStr {
+        with_backend!(self, B => B::NAME)
+    }
+}
+
+/// Every backend compiled into this build, best first.
+pub fn compiled() -> &'static [BackendId] {
+    COMPILED
+}
+
+/// The backends this CPU can run, best first.
+pub fn available() -> Vec<BackendId> {
+    COMPILED
+        .iter()
+        .copied()
+        .filter(|id| id.is_available())
+        .collect()
+}
+
+/// Looks a backend up by name; only backends this CPU can run are returned.
+pub fn by_name(name: &str) -> Result<BackendId, Error> {
+    COMPILED
+        .iter()
+        .copied()
+        .find(|id| id.name() == name)
+        .filter(|id| id.is_available())
+        .ok_or(Error::NotSupported)
+}
+
+/// The backend new keys use: `STITCHGCM_IMPL` if set, else the best available one.
+/// Decided once per process.
+pub fn selected() -> Result<BackendId, Error> {
+    static CHOICE: OnceLock<Result<BackendId, Error>> = OnceLock::new();
+    *CHOICE.get_or_init(|| match std::env::var("STITCHGCM_IMPL") {
+        Ok(name) if !name.is_empty() => by_name(&name),
+        _ => Ok(best()),
+    })
+}
+
+fn best() -> BackendId {
+    COMPILED
+        .iter()
+        .copied()
+        .find(|id| id.is_available())
+        .unwrap_or(BackendId::Soft)
+}

@@ -1,0 +1,449 @@
+//! [`Message`]: one message in progress over a [`Core`], for callers who split AAD and
+//! data anywhere (libgcrypt's rules and the native C API).
+//!
+//! GHASH input is held back: AAD bytes, then (zero-padded to a block) the ciphertext,
+//! collect in a 128-byte buffer and are hashed only when it fills, before a long run
+//! through the fused kernel, or at the tag — then together with the lengths block, in
+//! one call that aggregates the powers of H with a single reduction. A short message
+//! (a TLS record: 13 bytes of AAD, a few blocks of data) is thus hashed once, at the tag,
+//! instead of once for its AAD, once for its data and once for its lengths. Its data
+//! runs through the CTR kernel; longer data goes straight to the fused CTR+GHASH kernel.
+//! E(K, J0), the tag mask, is computed with the first data (as one more lane of the
+//! kernel, or beside the first keystream block). The phase is tracked, the SP 800-38D
+//! length limits are enforced before any state changes, and the tag is compared in
+//! constant time.
+
+use super::core::{BlockKey, Core};
+use super::{tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
+use crate::error::Error;
+use crate::secret::{ct_eq, wipe_bytes};
+
+/// Bytes of AAD and ciphertext held back from GHASH (eight blocks).
+const HOLD: usize = 8 * BLOCK;
+
+#[repr(u8)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Phase {
+    /// No message: nothing is accepted until [`Message::restart`].
+    Idle = 0,
+    Aad = 1,
+    Data = 2,
+    Done = 3,
+}
+
+/// A message in progress: any split of AAD and data, either direction, in place or not.
+/// Wiped on drop.
+#[repr(C)]
+#[derive(Clone)]
+pub struct Message {
+    core: Core,
+    /// GHASH input not yet hashed, in order: AAD, then (from a block boundary) ciphertext.
+    held: [u8; HOLD],
+    /// Keystream of the open (partial) data block.
+    keystream: [u8; 16],
+    /// The tag once computed (phase Done).
+    tag: [u8; 16],
+    /// E(K, J0), computed with the first data.
+    mask: [u8; 16],
+    held_len: u8,
+    /// Bytes of the open data block (its ciphertext ends `held`); 0 when none is open.
+    open_len: u8,
+    phase: Phase,
+    mask_ready: bool,
+}
+
+impl Message {
+    /// Starts a message under `key` with `iv` (at least one byte).
+    pub fn new(key: &Key, iv: &[u8]) -> Result<Message, Error> {
+        let mut m = Message::idle();
+        m.restart(key, iv)?;
+        Ok(m)
+    }
+
+    /// No message yet (a handle before its first IV): every call but
+    /// [`Message::restart`] is refused with [`Error::InvalidState`].
+    pub(crate) const fn idle() -> Message {
+        Message {
+            core: Core::zeroed(),
+            held: [0; HOLD],
+            keystream: [0; 16],
+            tag: [0; 16],
+            mask: [0; 16],
+            held_len: 0,
+            open_len: 0,
+            phase: Phase::Idle,
+            mask_ready: false,
+        }
+    }
+
+    /// Ends whatever message was in progress and starts a new one in place with `iv` (at
+    /// least one byte). On error the message is left idle.
+    pub(crate) fn restart(&mut self, key: &Key, iv: &[u8]) -> Result<(), Error> {
+        self.end();
+        if iv.is_empty() || iv.len() as u64 > MAX_AAD {
+            return Err(Error::InvalidLength);
+        }
+        self.core = Core::start(key, iv);
+        self.held_len = 0;
+        self.open_len = 0;
+        self.mask_ready = false;
+        self.phase = Phase::Aad;
+        Ok(())
+    }
+
+    /// Ends the message in progress (its secrets wiped) and leaves this one idle.
+    pub(crate) fn end(&mut self) {
+        match self.phase {
+            Phase::Idle => return,
+            // The tag computation already wiped the buffer, keystream and mask.
+            Phase::Done => {
+                self.core.wipe();
+                wipe_bytes(&mut self.tag);
+            }
+            Phase::Aad | Phase::Data => self.wipe(),
+        }
+        self.phase = Phase::Idle;
+    }
+
+    /// Adds associated data; any length, any number of calls, before the first data.
+    pub fn aad(&mut self, key: &Key, aad: &[u8]) -> Result<(), Error> {
+        if self.phase != Phase::Aad {
+            return Err(Error::InvalidState);
+        }
+        if aad.len() as u64 > MAX_AAD - self.core.aad_len {
+            return Err(Error::InvalidLength);
+        }
+        self.hold(key, aad);
+        self.core.aad_len += aad.len() as u64;
+        Ok(())
+    }
+
+    /// Appends GHASH input to `held`, hashing it whenever it fills; whole blocks of a long
+    /// input are hashed straight from it once `held` is empty.
+    fn hold(&mut self, key: &Key, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let used = self.held_len as usize;
+            if used == 0 && bytes.len() >= HOLD {
+                let whole = bytes.len() / BLOCK * BLOCK;
+                key.ghash(&mut self.core.y, &bytes[..whole]);
+                bytes = &bytes[whole..];
+                continue;
+            }
+            let n = bytes.len().min(HOLD - used);
+            self.held[used..used + n].copy_from_slice(&bytes[..n]);
+            self.held_len += n as u8;
+            bytes = &bytes[n..];
+            if self.held_len as usize == HOLD {
+                self.flush_held(key);
+            }
+        }
+    }
+
+    /// Hashes what `held` holds (a whole number of blocks).
+    fn flush_held(&mut self, key: &Key) {
+        let n = self.held_len as usize;
+        debug_assert!(n % BLOCK == 0);
+        key.ghash(&mut self.core.y, &self.held[..n]);
+        self.held_len = 0;
+    }
+
+    /// Zero-pads `held` to a block boundary (the end of the AAD, or of the data).
+    fn pad_held(&mut self) {
+        let n = self.held_len as usize;
+        let padded = n.next_multiple_of(BLOCK);
+        self.held[n..padded].fill(0);
+        self.held_len = padded as u8;
+    }
+
+    /// Encrypts `buf` in place.
+    pub fn encrypt(&mut self, key: &Key, buf: &mut [u8]) -> Result<(), Error> {
+        let (src, dst, len) = (buf.as_ptr(), buf.as_mut_ptr(), buf.len());
+        // SAFETY: `buf` is valid for reads and writes of its length; src == dst.
+        unsafe { self.crypt_raw(key, Direction::Encrypt, src, dst, len) }
+    }
+
+    /// Decrypts `buf` in place. The plaintext must not be trusted until [`Message::verify`].
+    pub fn decrypt(&mut self, key: &Key, buf: &mut [u8]) -> Result<(), Error> {
+        let (src, dst, len) = (buf.as_ptr(), buf.as_mut_ptr(), buf.len());
+        // SAFETY: as in `encrypt`.
+        unsafe { self.crypt_raw(key, Direction::Decrypt, src, dst, len) }
+    }
+
+    /// Encrypts `src` into the first `src.len()` bytes of `dst`.
+    pub fn encrypt_to(&mut self, key: &Key, src: &[u8], dst: &mut [u8]) -> Result<(), Error> {
+        self.crypt_to(key, Direction::Encrypt, src, dst)
+    }
+
+    /// Decrypts `src` into the first `src.len()` bytes of `dst`.
+    pub fn decrypt_to(&mut self, key: &Key, src: &[u8], dst: &mut [u8]) -> Result<(), Error> {
+        self.crypt_to(key, Direction::Decrypt, src, dst)
+    }
+
+    fn crypt_to(
+        &mut self,
+        key: &Key,
+        dir: Direction,
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> Result<(), Error> {
+        if dst.len() < src.len() {
+            return Err(Error::BufferTooShort);
+        }
+        // SAFETY: distinct borrows cannot overlap; both hold `src.len()` bytes.
+        unsafe { self.crypt_raw(key, dir, src.as_ptr(), dst.as_mut_ptr(), src.len()) }
+    }
+
+    /// Encrypts or decrypts `len` bytes from `src` to `dst`, any split: first the block a
+    /// previous call left open, then whole blocks, then a new open block with the rest.
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `len` bytes; they are equal or disjoint.
+    pub(crate) unsafe fn crypt_raw(
+        &mut self,
+        key: &Key,
+        dir: Direction,
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> Result<(), Error> {
+        if matches!(self.phase, Phase::Idle | Phase::Done) {
+            return Err(Error::InvalidState);
+        }
+        // Checked before any state changes, so that a rejected call changes nothing.
+        if len as u64 > MAX_DATA - self.core.data_len {
+            return Err(Error::InvalidLength);
+        }
+        if self.phase == Phase::Aad {
+            self.pad_held();
+            self.phase = Phase::Data;
+        }
+        // SAFETY (all three): each phase works on the next bytes of both buffers and
+        // returns how many it took; the offsets never pass `len`.
+        let mut done = unsafe { self.fill_open_block(key, dir, src, dst, len) };
+        done += unsafe { self.whole_blocks(key, dir, src.add(done), dst.add(done), len - done) };
+        unsafe { self.open_block(key, dir, src.add(done), dst.add(done), len - done) };
+        self.core.data_len += len as u64;
+        Ok(())
+    }
+
+    /// Continues the partial block a previous call left open; returns the bytes used.
+    ///
+    /// # Safety
+    /// As for [`Message::crypt_raw`].
+    unsafe fn fill_open_block(
+        &mut self,
+        key: &Key,
+        dir: Direction,
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> usize {
+        let used = self.open_len as usize;
+        if used == 0 || len == 0 {
+            return 0;
+        }
+        let n = len.min(BLOCK - used);
+        let at = self.held_len as usize;
+        let ks = &self.keystream[used..used + n];
+        // SAFETY: n ≤ len bytes of both buffers (caller's contract); `open_block` left
+        // room in `held` for the whole open block.
+        unsafe { xor_keystream(dir, src, dst, ks, Some(&mut self.held[at..at + n])) };
+        self.held_len += n as u8;
+        self.open_len = ((used + n) % BLOCK) as u8;
+        if self.held_len as usize == HOLD {
+            self.flush_held(key);
+        }
+        n
+    }
+
+    /// The whole blocks of `len` bytes: through the CTR kernel into `held` while they fit
+    /// there with room for the lengths block, else through the fused kernel after
+    /// hashing `held`. The first data of the message also computes the tag mask.
+    ///
+    /// # Safety
+    /// As for [`Message::crypt_raw`].
+    unsafe fn whole_blocks(
+        &mut self,
+        key: &Key,
+        dir: Direction,
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> usize {
+        let blocks = len / BLOCK;
+        if blocks == 0 {
+            return 0;
+        }
+        let bytes = blocks * BLOCK;
+        let at = self.held_len as usize;
+        if at + bytes + BLOCK <= HOLD {
+            if dir == Direction::Decrypt {
+                // SAFETY: `bytes` readable at `src`, room in `held`; read before an
+                // in-place decryption overwrites it.
+                unsafe { core::ptr::copy_nonoverlapping(src, self.held[at..].as_mut_ptr(), bytes) };
+            }
+            if !self.mask_ready {
+                self.mask = self.core.j0;
+                key.encrypt_block(&mut self.mask);
+                self.mask_ready = true;
+            }
+            // SAFETY: `bytes` ≤ len bytes of both buffers (caller's contract).
+            unsafe { key.ctr(&mut self.core.ctr, src, dst, blocks) };
+            if dir == Direction::Encrypt {
+                // SAFETY: the ciphertext just written; room in `held`.
+                unsafe { core::ptr::copy_nonoverlapping(dst, self.held[at..].as_mut_ptr(), bytes) };
+            }
+            self.held_len += bytes as u8;
+        } else {
+            self.flush_held(key);
+            let mask = if self.mask_ready {
+                None
+            } else {
+                self.mask = self.core.j0;
+                self.mask_ready = true;
+                Some(&mut self.mask)
+            };
+            // SAFETY: `bytes` ≤ len bytes of both buffers (caller's contract).
+            unsafe {
+                key.crypt_blocks(
+                    dir,
+                    &mut self.core.ctr,
+                    &mut self.core.y,
+                    src,
+                    dst,
+                    blocks,
+                    mask,
+                )
+            };
+        }
+        bytes
+    }
+
+    /// Opens a new partial block with the last `len` < 16 bytes.
+    ///
+    /// # Safety
+    /// As for [`Message::crypt_raw`].
+    unsafe fn open_block(
+        &mut self,
+        key: &Key,
+        dir: Direction,
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) {
+        if len == 0 {
+            return;
+        }
+        debug_assert!(len < BLOCK && self.open_len == 0 && self.held_len as usize % BLOCK == 0);
+        if self.held_len as usize + 2 * BLOCK > HOLD {
+            // Keep room for the whole block and the lengths block after it.
+            self.flush_held(key);
+        }
+        if self.mask_ready {
+            self.keystream = self.core.next_keystream(key);
+        } else {
+            (self.keystream, self.mask) = self.core.next_keystream_and_mask(key);
+            self.mask_ready = true;
+        }
+        let at = self.held_len as usize;
+        let ks = &self.keystream[..len];
+        // SAFETY: `len` bytes of both buffers (caller's contract); room in `held`.
+        unsafe { xor_keystream(dir, src, dst, ks, Some(&mut self.held[at..at + len])) };
+        self.held_len += len as u8;
+        self.open_len = len as u8;
+    }
+
+    /// Computes the tag: the rest of `held` and the lengths block in one GHASH call.
+    fn finalize(&mut self, key: &Key) -> Result<(), Error> {
+        match self.phase {
+            Phase::Idle => return Err(Error::InvalidState),
+            Phase::Done => return Ok(()),
+            Phase::Aad | Phase::Data => {}
+        }
+        self.pad_held();
+        if self.held_len as usize + BLOCK > HOLD {
+            self.flush_held(key);
+        }
+        let at = self.held_len as usize;
+        self.held[at..at + BLOCK].copy_from_slice(&self.core.lengths());
+        key.ghash(&mut self.core.y, &self.held[..at + BLOCK]);
+        if !self.mask_ready {
+            self.mask = self.core.j0;
+            key.encrypt_block(&mut self.mask);
+            self.mask_ready = true;
+        }
+        for (t, (m, y)) in self.tag.iter_mut().zip(self.mask.iter().zip(self.core.y)) {
+            *t = m ^ y;
+        }
+        wipe_bytes(&mut self.mask);
+        wipe_bytes(&mut self.keystream);
+        wipe_bytes(&mut self.held);
+        self.held_len = 0;
+        self.open_len = 0;
+        self.phase = Phase::Done;
+        Ok(())
+    }
+
+    /// Writes the first `out.len()` bytes of the tag (4, 8 or 12..=16). Ends the message:
+    /// further data is refused; repeated calls return the same tag.
+    pub fn tag(&mut self, key: &Key, out: &mut [u8]) -> Result<(), Error> {
+        if !tag_len_ok(out.len()) {
+            return Err(Error::InvalidLength);
+        }
+        self.finalize(key)?;
+        out.copy_from_slice(&self.tag[..out.len()]);
+        Ok(())
+    }
+
+    /// Compares `expected` (4, 8 or 12..=16 bytes) with the tag in constant time.
+    pub fn verify(&mut self, key: &Key, expected: &[u8]) -> Result<(), Error> {
+        if !tag_len_ok(expected.len()) {
+            return Err(Error::InvalidLength);
+        }
+        self.finalize(key)?;
+        if ct_eq(&self.tag[..expected.len()], expected) {
+            Ok(())
+        } else {
+            Err(Error::TagMismatch)
+        }
+    }
+
+    /// Total AAD bytes accepted so far.
+    pub fn aad_len(&self) -> u64 {
+        self.core.aad_len
+    }
+
+    /// Total text bytes processed so far.
+    pub fn data_len(&self) -> u64 {
+        self.core.data_len
+    }
+
+    /// Overwrites every secret-dependent byte of the message state.
+    pub fn wipe(&mut self) {
+        self.core.wipe();
+        wipe_bytes(&mut self.held);
+        wipe_bytes(&mut self.keystream);
+        wipe_bytes(&mut self.tag);
+        wipe_bytes(&mut self.mask);
+        self.held_len = 0;
+        self.open_len = 0;
+        self.mask_ready = false;
+        self.phase = Phase::Done;
+    }
+}
+
+impl Drop for Message {
+    fn drop(&mut self) {
+        self.wipe();
+    }
+}
+
+impl core::fmt::Debug for Message {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Message")
+            .field("phase", &self.phase)
+            .field("aad_len", &self.aad_len())
+            .field("data_len", &self.data_len())
+            .finish_non_exhaustive()
+    }
+}

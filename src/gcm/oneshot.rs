@@ -1,0 +1,172 @@
+//! One whole message per call: [`seal`], and [`open`], which releases no plaintext unless
+//! the tag verifies — it hashes the ciphertext first, compares the tag in constant time,
+//! and only then runs the CTR keystream over it (two passes, so a forged message never
+//! reaches the output buffer).
+
+use super::core::{BlockKey, Core};
+use super::{tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
+use crate::error::Error;
+use crate::secret::{ct_eq, wipe_bytes};
+
+/// One-shot authenticated encryption: `src` → `dst` (same length), tag into `tag`
+/// (4, 8 or 12..=16 bytes).
+pub fn seal(
+    key: &Key,
+    iv: &[u8],
+    aad: &[u8],
+    src: &[u8],
+    dst: &mut [u8],
+    tag: &mut [u8],
+) -> Result<(), Error> {
+    check_lengths(iv, aad, src.len(), tag.len())?;
+    if dst.len() < src.len() {
+        return Err(Error::BufferTooShort);
+    }
+    // SAFETY: distinct borrows, both `src.len()` bytes long.
+    unsafe { seal_raw(key, iv, aad, src.as_ptr(), dst.as_mut_ptr(), src.len(), tag) }
+}
+
+/// [`seal`] on raw pointers; `src == dst` (in place) is allowed. A whole message needs
+/// no buffering: AAD goes to GHASH directly, the data's whole blocks through the fused
+/// kernel with E(K, J0) as one more lane, the tail through one keystream block.
+///
+/// # Safety
+/// `src` readable and `dst` writable for `len` bytes; equal or disjoint.
+pub(crate) unsafe fn seal_raw(
+    key: &Key,
+    iv: &[u8],
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    tag: &mut [u8],
+) -> Result<(), Error> {
+    check_lengths(iv, aad, len, tag.len())?;
+    let mut core = Core::start(key, iv);
+    core.aad(key, aad);
+    let blocks = len / BLOCK;
+    let tail = len % BLOCK;
+    let mut mask = core.j0;
+    if blocks > 0 {
+        // SAFETY: both buffers hold `len` ≥ 16*blocks bytes.
+        unsafe { core.blocks(key, Direction::Encrypt, src, dst, blocks, Some(&mut mask)) };
+    }
+    if tail > 0 {
+        let mut ks = if blocks > 0 {
+            core.next_keystream(key)
+        } else {
+            let (ks, m) = core.next_keystream_and_mask(key);
+            mask = m;
+            ks
+        };
+        let mut ct = [0u8; 16];
+        // SAFETY: the last `tail` bytes of both buffers.
+        unsafe {
+            let off = blocks * BLOCK;
+            xor_keystream(
+                Direction::Encrypt,
+                src.add(off),
+                dst.add(off),
+                &ks[..tail],
+                Some(&mut ct),
+            );
+        }
+        key.ghash(&mut core.y, &ct);
+        core.data_len += tail as u64;
+        wipe_bytes(&mut ks);
+    } else if blocks == 0 {
+        key.encrypt_block(&mut mask);
+    }
+    let mut full = core.finish_masked(key, &mask);
+    tag.copy_from_slice(&full[..tag.len()]);
+    wipe_bytes(&mut full);
+    wipe_bytes(&mut mask);
+    core.wipe();
+    Ok(())
+}
+
+/// The length rules of a one-shot call: a tag of 4, 8 or 12..=16 bytes, an IV of at least
+/// one byte, and the SP 800-38D limits.
+fn check_lengths(iv: &[u8], aad: &[u8], len: usize, tag_len: usize) -> Result<(), Error> {
+    if !tag_len_ok(tag_len) || iv.is_empty() || aad.len() as u64 > MAX_AAD || len as u64 > MAX_DATA
+    {
+        return Err(Error::InvalidLength);
+    }
+    Ok(())
+}
+
+/// One-shot authenticated decryption that writes nothing to `dst` unless the tag
+/// verifies: GHASH over the ciphertext first, then (only on success) CTR decryption.
+pub fn open(
+    key: &Key,
+    iv: &[u8],
+    aad: &[u8],
+    src: &[u8],
+    dst: &mut [u8],
+    tag: &[u8],
+) -> Result<(), Error> {
+    if dst.len() < src.len() {
+        return Err(Error::BufferTooShort);
+    }
+    // SAFETY: distinct borrows, both `src.len()` bytes long.
+    unsafe { open_raw(key, iv, aad, src.as_ptr(), dst.as_mut_ptr(), src.len(), tag) }
+}
+
+/// [`open`] on raw pointers; `src == dst` (in place) is allowed.
+///
+/// # Safety
+/// `src` readable and `dst` writable for `len` bytes; equal or disjoint.
+pub(crate) unsafe fn open_raw(
+    key: &Key,
+    iv: &[u8],
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    tag: &[u8],
+) -> Result<(), Error> {
+    check_lengths(iv, aad, len, tag.len())?;
+    let mut core = Core::start(key, iv);
+    core.aad(key, aad);
+    let start_ctr = core.ctr;
+    let ct: &[u8] = if len == 0 {
+        &[] // `src` may be NULL for an empty message; a slice may not.
+    } else {
+        // SAFETY: the caller guarantees `src` is readable for `len` bytes.
+        unsafe { core::slice::from_raw_parts(src, len) }
+    };
+    // GHASH over the ciphertext, zero-padded, is the data phase's hash; it is absorbed
+    // like AAD and the two counts are put right afterwards.
+    core.aad(key, ct);
+    core.data_len = len as u64;
+    core.aad_len -= len as u64;
+    let mut full = core.finish(key);
+    let ok = ct_eq(&full[..tag.len()], tag);
+    wipe_bytes(&mut full);
+    core.wipe();
+    if !ok {
+        return Err(Error::TagMismatch);
+    }
+    let mut ctr = start_ctr;
+    let blocks = len / BLOCK;
+    // SAFETY: both buffers hold `len` ≥ 16*blocks bytes.
+    unsafe { key.ctr(&mut ctr, src, dst, blocks) };
+    let tail = len - blocks * BLOCK;
+    if tail > 0 {
+        let mut ks = ctr;
+        key.encrypt_block(&mut ks);
+        // SAFETY: the last `tail` bytes of both buffers.
+        unsafe {
+            let off = blocks * BLOCK;
+            xor_keystream(
+                Direction::Decrypt,
+                src.add(off),
+                dst.add(off),
+                &ks[..tail],
+                None,
+            );
+        }
+        wipe_bytes(&mut ks);
+    }
+    Ok(())
+}
