@@ -1,6 +1,7 @@
 //! The native C API's argument handling: a fuzzer-chosen program of calls on up to two
 //! handles — `sgcm_cipher_open/setkey/setiv/authenticate/encrypt/decrypt/gettag/
-//! checktag/reset/close` and the one-shot `sgcm_seal`/`sgcm_open` — with fuzzer-chosen
+//! checktag/reset/close`, the keyed one-shots `sgcm_aead_seal`/`sgcm_aead_open` (which
+//! must leave the handle's message alone) and the raw-key `sgcm_seal`/`sgcm_open` — with fuzzer-chosen
 //! algorithms, modes, flags, lengths (valid and not), NULL pointers, in place or not, at
 //! any alignment.
 //!
@@ -21,7 +22,7 @@ use stitchgcm::{Key, Message};
 use stitchgcm_fuzz::guard::Guarded;
 use stitchgcm_fuzz::input::Visit;
 use stitchgcm_fuzz::native::*;
-use stitchgcm_fuzz::native_oneshot::{input, one_shot, soft_key};
+use stitchgcm_fuzz::native_oneshot::{input, one_shot, soft_key, KeySource};
 use stitchgcm_fuzz::native_program::*;
 use stitchgcm_fuzz::{filled, tag_len_ok, Seeds};
 
@@ -118,7 +119,8 @@ impl Machine {
         let has_key = slot.as_ref().is_some_and(|s| s.key.is_some());
         let has_msg = slot.as_ref().is_some_and(|s| s.msg.is_some());
         match op.kind {
-            Kind::Open | Kind::Close | Kind::Seal | Kind::OneShotOpen => unreachable!(),
+            Kind::Open | Kind::Close => unreachable!(),
+            Kind::Seal | Kind::OneShotOpen | Kind::AeadSeal | Kind::AeadOpen => unreachable!(),
             Kind::Reset => {
                 // SAFETY: `h` is NULL or open.
                 let rc = unsafe { sgcm_cipher_reset(h) };
@@ -403,7 +405,12 @@ fn run(data: &[u8]) {
         match op.kind {
             Kind::Open => m.open(op),
             Kind::Close => m.close(op),
-            Kind::Seal | Kind::OneShotOpen => one_shot(op),
+            Kind::Seal | Kind::OneShotOpen => one_shot(op, KeySource::Raw),
+            Kind::AeadSeal | Kind::AeadOpen => {
+                let h = m.handle(op);
+                let key = m.slots[op.slot].as_ref().and_then(|s| s.key.as_ref());
+                one_shot(op, KeySource::Handle { h, key });
+            }
             _ => m.run(op),
         }
     }
@@ -440,7 +447,7 @@ fn seeds() -> Seeds {
         }
     }
     let ready = "open; setkey; setiv;";
-    let cases: [(&str, String); 34] = [
+    let cases: [(&str, String); 38] = [
         ("open-null-hd", "open null=0".into()),
         ("open-bad-algo", "open algo=0; setkey".into()),
         ("open-any-algo", "open algo=0x7fff0001".into()),
@@ -523,6 +530,26 @@ fn seeds() -> Seeds {
         (
             "one-shot-empty",
             "seal len=0 aad=0 null=2; oneshot_open len=0 null=3".into(),
+        ),
+        (
+            "keyed-amid-message",
+            format!(
+                "{ready} auth; aead_seal; aead_open inplace tag=12; encrypt; aead_open tagkind=1; \
+                 gettag"
+            ),
+        ),
+        (
+            "keyed-no-key",
+            "open; aead_seal; aead_open; setkey; aead_seal iv=0; aead_seal tag=5".into(),
+        ),
+        (
+            "keyed-nulls",
+            "open; setkey; aead_seal null=0; aead_open null=1; aead_seal null=3; aead_open null=4"
+                .into(),
+        ),
+        (
+            "keyed-after-reset",
+            format!("{ready} aead_seal; reset; aead_open; close; aead_seal"),
         ),
     ];
     progs.extend(cases.into_iter().map(|(n, p)| (n.to_string(), p)));

@@ -98,6 +98,30 @@ extern "C" {
         tag: *const c_void,
         taglen: usize,
     ) -> sgcm_error_t;
+    pub fn sgcm_aead_seal(
+        h: Handle,
+        iv: *const c_void,
+        ivlen: usize,
+        aad: *const c_void,
+        aadlen: usize,
+        in_: *const c_void,
+        len: usize,
+        out: *mut c_void,
+        tag: *mut c_void,
+        taglen: usize,
+    ) -> sgcm_error_t;
+    pub fn sgcm_aead_open(
+        h: Handle,
+        iv: *const c_void,
+        ivlen: usize,
+        aad: *const c_void,
+        aadlen: usize,
+        in_: *const c_void,
+        len: usize,
+        out: *mut c_void,
+        tag: *const c_void,
+        taglen: usize,
+    ) -> sgcm_error_t;
     pub fn sgcm_strerror(err: sgcm_error_t) -> *const c_char;
     pub fn sgcm_impl_name() -> *const c_char;
 }

@@ -31,8 +31,10 @@ pub enum Kind {
     Reset,
     Seal,
     OneShotOpen,
+    AeadSeal,
+    AeadOpen,
 }
-pub const KINDS: [Kind; 12] = [
+pub const KINDS: [Kind; 14] = [
     Kind::Open,
     Kind::Close,
     Kind::SetKey,
@@ -45,6 +47,8 @@ pub const KINDS: [Kind; 12] = [
     Kind::Reset,
     Kind::Seal,
     Kind::OneShotOpen,
+    Kind::AeadSeal,
+    Kind::AeadOpen,
 ];
 
 /// One call and all its arguments; each kind reads only the fields it uses.
@@ -84,7 +88,8 @@ impl Visit for Op {
         c.pick(&mut self.kind, &KINDS);
         c.below(&mut self.slot, 2);
         c.below(&mut self.null_sel, 10);
-        let one_shot = matches!(self.kind, Kind::Seal | Kind::OneShotOpen);
+        let raw_key = matches!(self.kind, Kind::Seal | Kind::OneShotOpen);
+        let one_shot = raw_key || matches!(self.kind, Kind::AeadSeal | Kind::AeadOpen);
         match self.kind {
             Kind::Open => {
                 c.pick_or_any(&mut self.algo, &ALGOS);
@@ -106,10 +111,12 @@ impl Visit for Op {
                 c.below(&mut self.tag_kind, 3);
                 c.u16(&mut self.bit);
             }
-            Kind::Seal | Kind::OneShotOpen => {}
+            Kind::Seal | Kind::OneShotOpen | Kind::AeadSeal | Kind::AeadOpen => {}
+        }
+        if raw_key {
+            c.pick(&mut self.key_len, &KEY_LENS);
         }
         if one_shot {
-            c.pick(&mut self.key_len, &KEY_LENS);
             c.length(&mut self.iv_len, MAX_IV);
             c.length(&mut self.aad_len, MAX_AAD);
             c.length(&mut self.len, MAX_DATA);
@@ -144,8 +151,8 @@ impl Visit for Program {
 }
 
 /// The names [`parse`] knows for each kind (`open` is `sgcm_cipher_open`, `oneshot_open`
-/// is `sgcm_open`).
-const NAMES: [&str; 12] = [
+/// is `sgcm_open`, `aead_*` are the keyed one-shots on a handle).
+const NAMES: [&str; 14] = [
     "open",
     "close",
     "setkey",
@@ -158,6 +165,8 @@ const NAMES: [&str; 12] = [
     "reset",
     "seal",
     "oneshot_open",
+    "aead_seal",
+    "aead_open",
 ];
 
 /// A call of `kind` on slot 0 with valid arguments (AES-128, 12-byte IV, 20 bytes of AAD,
