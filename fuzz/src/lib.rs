@@ -17,7 +17,7 @@ pub mod counter;
 pub mod guard;
 pub mod input;
 pub mod native;
-pub mod native_oneshot;
+pub mod native_calls;
 pub mod native_program;
 pub mod nettle;
 pub mod oracle;

@@ -1,7 +1,8 @@
-//! The one-shot calls of the native handle target's program — `sgcm_seal`/`sgcm_open`
-//! with a raw key, `sgcm_aead_seal`/`sgcm_aead_open` with a handle's key: every pointer
-//! guarded or NULL, every length valid or not, and the result compared with the Rust
-//! API's `seal` (and `Message` for the tag an `open` must accept) on `soft`.
+//! The data-moving calls of the native handle target's program: streaming
+//! `sgcm_cipher_encrypt`/`decrypt` ([`crypt`]) and the one-shots ([`one_shot`]) —
+//! `sgcm_seal`/`sgcm_open` with a raw key, `sgcm_aead_seal`/`sgcm_aead_open` with a
+//! handle's key. Every pointer guarded or NULL, every length valid or not, and the result
+//! compared with the Rust API on `soft` (`Message`, `seal`).
 
 use crate::guard::Guarded;
 use crate::native::*;
@@ -23,6 +24,107 @@ pub fn input(len: usize, seed: u64, off: usize, is_null: bool) -> (Option<Guarde
 
 pub fn soft_key(raw: &[u8]) -> Key {
     Key::with_backend(raw, BackendId::Soft).expect("soft key")
+}
+
+/// A handle and what the model knows about it.
+pub struct Slot {
+    pub h: Handle,
+    pub key_len: usize,
+    pub key: Option<Key>,
+    pub msg: Option<Message>,
+}
+
+/// `sgcm_cipher_encrypt`/`decrypt`: in place (`in` NULL) or from a separate buffer,
+/// with an output of the chosen size.
+///
+/// # Safety
+/// `h` is NULL or an open handle, the one `slot` models.
+pub unsafe fn crypt(op: &Op, h: Handle, slot: Option<&mut Slot>, mut e: Expect) {
+    let seed = op.seed as u64;
+    let enc = op.kind == Kind::Encrypt;
+    let len = op.len;
+    let out_size = match op.out_size {
+        0 => len,
+        1 => len + 1,
+        2 => len + 17,
+        _ => len.saturating_sub(1),
+    };
+    let data = filled(seed, len.max(out_size));
+    // In place, `out` holds the input and `outsize` is its length; otherwise a separate
+    // input of `len` bytes and an output of `out_size` bytes.
+    let (len, out_size) = if op.in_place {
+        (out_size, out_size)
+    } else {
+        (len, out_size)
+    };
+    let out_init = if op.in_place {
+        data[..out_size].to_vec()
+    } else {
+        vec![0x4d; out_size]
+    };
+    let mut out = Guarded::new(&out_init, op.off_out);
+    let src = (!op.in_place).then(|| Guarded::new(&data[..len], op.off_in));
+    let out_p = if op.null(1) {
+        null_mut()
+    } else {
+        out.mut_ptr() as *mut c_void
+    };
+    let in_p = src.as_ref().map_or(null(), |s| s.ptr() as *const c_void);
+    let live = !h.is_null();
+    let has_key = slot.as_ref().is_some_and(|s| s.key.is_some());
+    let has_msg = slot.as_ref().is_some_and(|s| s.msg.is_some());
+    e.unless(out_size >= len, BUFFER_TOO_SHORT)
+        .unless(!(len > 0 && out_p.is_null()), INV_ARG)
+        .needs_message(live, has_key, has_msg);
+    let mut want_out = out_init.clone();
+    let want = match (e.valid(), slot) {
+        (
+            true,
+            Some(Slot {
+                key: Some(k),
+                msg: Some(m),
+                ..
+            }),
+        ) => {
+            let input = data[..len].to_vec();
+            let dst = &mut want_out[..len];
+            code(if enc {
+                m.encrypt_to(k, &input, dst)
+            } else {
+                m.decrypt_to(k, &input, dst)
+            })
+        }
+        _ => OK,
+    };
+    // An in-place call's `inlen` is documented as ignored: pass something else.
+    let inlen = if op.in_place { len ^ 5 } else { len };
+    // SAFETY: `out_p` is NULL or writable for `out_size` bytes; `in_p` NULL or readable
+    // for `inlen` bytes, in its own allocation.
+    let rc = unsafe {
+        if enc {
+            sgcm_cipher_encrypt(h, out_p, out_size, in_p, inlen)
+        } else {
+            sgcm_cipher_decrypt(h, out_p, out_size, in_p, inlen)
+        }
+    };
+    let what = if enc {
+        "sgcm_cipher_encrypt"
+    } else {
+        "sgcm_cipher_decrypt"
+    };
+    e.check_model(what, rc, want);
+    out.check("crypt output");
+    if let Some(s) = &src {
+        s.check("crypt input");
+        assert_eq!(s.bytes(), &data[..len], "{what} modified its input");
+    }
+    if !(e.valid() && rc == OK) {
+        want_out = out_init;
+    }
+    assert!(
+        out.bytes() == want_out,
+        "{what}: output differs from the model (rc {rc})"
+    );
 }
 
 /// Where a one-shot call's key comes from.
