@@ -10,7 +10,8 @@
 #     for the TLS loopback test, Debian's arm64 libnettle8 for the qemu drop-in test, the arm64
 #     nettle/OpenSSL/libgcrypt and qemu's plugin header for the whole-call model, the armhf
 #     libgcrypt20 + libgpg-error0 for the libgcrypt interposer test under qemu-arm;
-#   - the NIST CAVP GCM vectors from the cryptography-vectors wheel (PyPI).
+#   - the NIST CAVP GCM vectors from the cryptography-vectors wheel (PyPI);
+#   - cargo-fuzz (crates.io) for the fuzz targets, run with rustup's nightly toolchain.
 set -euo pipefail
 
 RUST_DEB_VERSION=1.85.0+dfsg3-1~deb12u3
@@ -75,6 +76,19 @@ done
 # rustup's cargo/rustfmt/clippy drive the native build; make sure the components exist.
 if command -v rustup >/dev/null 2>&1; then
   rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt || true
+fi
+
+# cargo-fuzz (pinned) for the fuzz targets in fuzz/ (scripts/fuzz.sh, the bounded run in
+# scripts/test.sh). It drives rustup's nightly toolchain, which this machine kind comes with;
+# neither is fatal here: without them the fuzz rows of the suite fail and say why.
+CARGO_FUZZ_VERSION=0.13.2
+if command -v rustup >/dev/null 2>&1; then
+  cargo +nightly --version >/dev/null 2>&1 || log "warning: no rustup nightly toolchain (fuzzing needs it)"
+  if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]; then
+    log "installing cargo-fuzz $CARGO_FUZZ_VERSION"
+    cargo install -q --locked --version "$CARGO_FUZZ_VERSION" cargo-fuzz ||
+      log "warning: cargo-fuzz $CARGO_FUZZ_VERSION did not install"
+  fi
 fi
 
 # Debian's arm64 builds of the peers, each the same version as the installed amd64 package:

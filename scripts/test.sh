@@ -10,13 +10,15 @@
 #     crypto extensions), likewise;
 #   - the nettle drop-in (scripts/test-nettle.sh): x86_64 preload/relink/bindings, GnuTLS over
 #     loopback, and preload/relink under qemu-aarch64 with Debian's arm64 libnettle;
+#   - fuzzing: every cargo-fuzz target in fuzz/ for 60 s (FUZZ_SECONDS) from its seeds
+#     (scripts/fuzz.sh, AddressSanitizer);
 #   - the ARM models as structure checks (scripts/model-arm.sh: the kernel loops, and the
 #     whole-call model with --whole-call --check for aarch64 and armv7);
 #   - the libgcrypt interposer (scripts/test-gcrypt.sh): x86_64, and under qemu on every ARM
 #     CPU above with Debian's arm64/armhf libgcrypt.
 # and prints a table: target × CPU model × backend → passed/failed.
 #
-# usage: scripts/test.sh [--no-deps] [--only native|aarch64|armv7]
+# usage: scripts/test.sh [--no-deps] [--only native|fuzz|aarch64|armv7]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -136,6 +138,34 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   read -r p f < <(plain_counts "$log" $rc)
   record x86_64 native all "libgcrypt ABI (C)" $p $f
   [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
+fi
+
+# ---------------------------------------------------------------- fuzzing (bounded)
+# Every cargo-fuzz target in fuzz/ (scripts/fuzz.sh: libFuzzer + AddressSanitizer, nightly)
+# for FUZZ_SECONDS each (default 60) from its committed seeds alone. One row per target:
+# passed when it did not crash and its seeds are what its generator makes; executions and
+# coverage are in the fuzz table below and in the log. Lint of fuzz/ is its own row.
+if [ -z "$only" ] || [ "$only" = native ] || [ "$only" = fuzz ]; then
+  step "fuzz (${FUZZ_SECONDS:-60}s per target)"
+  log="$logdir/fuzz.log"
+  bash scripts/fuzz.sh --seconds "${FUZZ_SECONDS:-60}" --fresh --lint --check-seeds \
+    --work target/fuzz-suite >"$log" 2>&1; rc=$?
+  fuzz_backend=$(cargo run -q --release --example backends 2>/dev/null | head -n1)
+  p=$(grep -c '^lint [a-z-]*: ok' "$log"); f=$(grep -c '^lint [a-z-]*: FAILED' "$log")
+  [ $((p + f)) -gt 0 ] || f=1
+  record x86_64 native - "fuzz lint/unit tests" "$p" "$f"
+  mapfile -t fuzz_rows < <(grep -E '^[a-z0-9_]+ +[0-9]+s ' "$log")
+  if [ ${#fuzz_rows[@]} = 0 ]; then
+    record x86_64 native - "fuzz (build)" 0 1; tail -30 "$log"
+  fi
+  for r in "${fuzz_rows[@]}"; do
+    read -r t _ _ _ _ _ _ crashes verdict <<<"$r"
+    p=0 f=1
+    if [ "$crashes" = 0 ] && [ "$verdict" = ok ] && grep -q "^$t: seeds current" "$log"; then p=1 f=0; fi
+    if [ "$t" = differential ]; then b=all; else b="${fuzz_backend:-?}*"; fi
+    record x86_64 native "$b" "fuzz $t" $p $f
+  done
+  grep -E '^(target +time|[a-z0-9_]+ +[0-9]+s )|seeds|FAILED|panicked|SUMMARY|artifact' "$log"
 fi
 
 # ---------------------------------------------------------------- ARM under qemu
