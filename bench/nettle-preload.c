@@ -71,7 +71,7 @@ static double record_ns_per_byte(size_t size, size_t key_len) {
 }
 
 int main(void) {
-  static const size_t sizes[] = {64, 256, 1420, 8192, 65536};
+  static const size_t sizes[] = {16, 64, 256, 1420, 8192, 65536};
   for (int k = 0; k < 2; k++) {
     size_t key_len = k ? 32 : 16;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
