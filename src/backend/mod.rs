@@ -158,6 +158,29 @@ pub(crate) trait Backend {
     /// `data` must be valid for reads of `16 * blocks` bytes.
     unsafe fn ghash(m: &Material, y: &mut [u8; 16], data: *const u8, blocks: usize);
 
+    /// GHASH of `len` bytes, the last partial block zero-padded (AAD, IVs). The default
+    /// pads that block on the stack; a backend that reads it into a register
+    /// (`partial.rs`) avoids a store-forwarding stall on the way.
+    ///
+    /// # Safety
+    /// `data` must be valid for reads of `len` bytes.
+    unsafe fn ghash_bytes(m: &Material, y: &mut [u8; 16], data: *const u8, len: usize) {
+        let whole = len / 16;
+        // SAFETY: the whole blocks lie in the `len` readable bytes.
+        if whole > 0 {
+            unsafe { Self::ghash(m, y, data, whole) };
+        }
+        let rest = len % 16;
+        if rest > 0 {
+            let mut last = [0u8; 16];
+            // SAFETY: the last `rest` of the `len` readable bytes.
+            unsafe {
+                core::ptr::copy_nonoverlapping(data.add(16 * whole), last.as_mut_ptr(), rest);
+                Self::ghash(m, y, last.as_ptr(), 1);
+            }
+        }
+    }
+
     /// The fused kernel: CTR over `blocks` whole blocks from `src` to `dst` with GHASH of
     /// the ciphertext (written when encrypting, read when decrypting) into `y`. `ctr` is
     /// the next counter block and is advanced by `blocks` (inc32). With `j0`, the block is

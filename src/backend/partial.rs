@@ -6,7 +6,7 @@
 //! The reads overlap: 9..15 bytes are two 8-byte reads, the second shifted down over the
 //! first; 4..8 bytes two 4-byte reads; 1..3 bytes the first, middle and last byte. The
 //! branches depend on the length, which is public; the bytes never steer anything.
-// Only the backends with a one-pass short-message kernel of their own use these.
+// `store_partial`: only the backends with a one-pass short-message kernel of their own.
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 
 /// The first `n` bytes at `p` (0 < `n` < 16) as a zero-padded block: two little-endian
@@ -48,6 +48,34 @@ pub(crate) unsafe fn load_partial(p: *const u8, n: usize) -> [u64; 2] {
             byte_at(0) | (byte_at(n / 2) << (8 * (n / 2))) | (byte_at(n - 1) << (8 * (n - 1))),
             0,
         ]
+    }
+}
+
+/// Writes the block with little-endian halves `v` to `p` as one 16-byte store where the
+/// architecture has baseline vector registers, so that a 16-byte load of it right after
+/// is store-forwarded (two 8-byte stores read back as one block are not, on x86).
+///
+/// # Safety
+/// `p` is writable for 16 bytes.
+#[inline(always)]
+pub(crate) unsafe fn store_block(p: *mut u8, v: [u64; 2]) {
+    // SAFETY (all arms): 16 writable bytes at `p`; the vector units are baseline.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        use core::arch::x86_64::*;
+        _mm_storeu_si128(p as *mut __m128i, _mm_set_epi64x(v[1] as i64, v[0] as i64));
+    }
+    #[cfg(target_arch = "aarch64")]
+    unsafe {
+        use core::arch::aarch64::*;
+        vst1q_u64(
+            p as *mut u64,
+            vcombine_u64(vcreate_u64(v[0]), vcreate_u64(v[1])),
+        );
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    unsafe {
+        (p as *mut [u64; 2]).write_unaligned([v[0].to_le(), v[1].to_le()]);
     }
 }
 

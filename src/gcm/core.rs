@@ -8,6 +8,7 @@
 //! masked with E(K, J0).
 
 use super::{inc32, xor_keystream, Direction, BLOCK};
+use crate::backend::partial::store_block;
 use crate::secret::wipe_bytes;
 
 /// What [`Core`] needs from a key: one-block encryption, GHASH, and the fused CTR+GHASH
@@ -25,6 +26,11 @@ pub(crate) trait BlockKey {
     /// y = GHASH_H(y, data); `data` is whole blocks.
     fn ghash(&self, y: &mut [u8; 16], data: &[u8]);
 
+    /// y = GHASH_H(y, data zero-padded to whole blocks).
+    fn ghash_padded(&self, y: &mut [u8; 16], data: &[u8]) {
+        padded(y, data, |y, blocks| self.ghash(y, blocks));
+    }
+
     /// CTR over `blocks` whole blocks from `ctr` (advanced, inc32), with GHASH of the
     /// ciphertext into `y`; with `j0`, also E(K, J0) in place.
     ///
@@ -41,6 +47,19 @@ pub(crate) trait BlockKey {
         blocks: usize,
         j0: Option<&mut [u8; 16]>,
     );
+}
+
+/// GHASH of `data` zero-padded to whole blocks with a whole-block GHASH `ghash`.
+pub(crate) fn padded(y: &mut [u8; 16], data: &[u8], ghash: impl Fn(&mut [u8; 16], &[u8])) {
+    let whole = data.len() / BLOCK * BLOCK;
+    if whole > 0 {
+        ghash(y, &data[..whole]);
+    }
+    if whole < data.len() {
+        let mut last = [0u8; 16];
+        last[..data.len() - whole].copy_from_slice(&data[whole..]);
+        ghash(y, &last);
+    }
 }
 
 /// Per-message state, laid out as nettle's `struct gcm_ctx` (64 bytes).
@@ -78,16 +97,8 @@ impl Core {
             return Core::start_96(iv96);
         }
         let mut j0 = [0u8; 16];
-        let whole = iv.len() / BLOCK * BLOCK;
-        if whole > 0 {
-            key.ghash(&mut j0, &iv[..whole]);
-        }
+        key.ghash_padded(&mut j0, iv);
         let mut last = [0u8; 16];
-        if iv.len() > whole {
-            last[..iv.len() - whole].copy_from_slice(&iv[whole..]);
-            key.ghash(&mut j0, &last);
-        }
-        last = [0u8; 16];
         last[8..].copy_from_slice(&(iv.len() as u64).wrapping_mul(8).to_be_bytes());
         key.ghash(&mut j0, &last);
         Core::with_j0(j0)
@@ -116,15 +127,7 @@ impl Core {
     /// Absorbs AAD; all but the last call of a message must be multiples of 16 bytes
     /// (a partial block is zero-padded).
     pub(crate) fn aad(&mut self, key: &impl BlockKey, data: &[u8]) {
-        let whole = data.len() / BLOCK * BLOCK;
-        if whole > 0 {
-            key.ghash(&mut self.y, &data[..whole]);
-        }
-        if whole < data.len() {
-            let mut last = [0u8; 16];
-            last[..data.len() - whole].copy_from_slice(&data[whole..]);
-            key.ghash(&mut self.y, &last);
-        }
+        key.ghash_padded(&mut self.y, data);
         self.aad_len = self.aad_len.wrapping_add(data.len() as u64);
     }
 
@@ -208,11 +211,20 @@ impl Core {
         tag
     }
 
-    /// The lengths block: AAD and text lengths in bits, 64-bit big-endian each.
+    /// The lengths block (AAD and text lengths in bits, 64-bit big-endian each) as
+    /// the little-endian halves `partial::store_block` writes.
+    pub(crate) fn lengths_halves(&self) -> [u64; 2] {
+        [
+            self.aad_len.wrapping_mul(8).swap_bytes(),
+            self.data_len.wrapping_mul(8).swap_bytes(),
+        ]
+    }
+
+    /// The lengths block, written with one 16-byte store.
     pub(crate) fn lengths(&self) -> [u8; 16] {
         let mut lens = [0u8; 16];
-        lens[..8].copy_from_slice(&self.aad_len.wrapping_mul(8).to_be_bytes());
-        lens[8..].copy_from_slice(&self.data_len.wrapping_mul(8).to_be_bytes());
+        // SAFETY: `lens` is 16 writable bytes.
+        unsafe { store_block(lens.as_mut_ptr(), self.lengths_halves()) };
         lens
     }
 

@@ -120,6 +120,13 @@ impl BlockKey for Engine<'_> {
         }
     }
 
+    fn ghash_padded(&self, y: &mut [u8; 16], data: &[u8]) {
+        match self {
+            Engine::Fused(k) => k.ghash_padded(y, data),
+            Engine::Generic(g, _) => super::core::padded(y, data, |y, b| g.update(y, b)),
+        }
+    }
+
     unsafe fn crypt_blocks(
         &self,
         dir: Direction,

@@ -201,6 +201,13 @@ impl BlockKey for Key {
         })
     }
 
+    fn ghash_padded(&self, y: &mut [u8; 16], data: &[u8]) {
+        // SAFETY: `data` is a valid slice of `data.len()` bytes.
+        with_backend!(self.backend(), B => unsafe {
+            B::ghash_bytes(&self.material, y, data.as_ptr(), data.len())
+        })
+    }
+
     unsafe fn crypt_blocks(
         &self,
         dir: Direction,

@@ -15,7 +15,7 @@
 
 use super::core::{BlockKey, Core};
 use super::{inc32, tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
-use crate::backend::partial::load_partial;
+use crate::backend::partial::{load_partial, store_block};
 use crate::error::Error;
 use crate::secret::{ct_eq, wipe_bytes};
 
@@ -179,10 +179,13 @@ impl Message {
             if n < BLOCK && used + BLOCK <= HOLD {
                 // A short piece (a TLS header) as one 16-byte store, not a memcpy call;
                 // the bytes after it in `held` are not in use.
-                // SAFETY: `bytes` holds `n` readable bytes.
-                let v = unsafe { load_partial(bytes.as_ptr(), n) };
-                self.held[used..used + 8].copy_from_slice(&v[0].to_le_bytes());
-                self.held[used + 8..used + 16].copy_from_slice(&v[1].to_le_bytes());
+                // SAFETY: `bytes` holds `n` readable bytes; `held` 16 writable at `used`.
+                unsafe {
+                    store_block(
+                        self.held[used..].as_mut_ptr(),
+                        load_partial(bytes.as_ptr(), n),
+                    )
+                };
             } else {
                 self.held[used..used + n].copy_from_slice(&bytes[..n]);
             }
@@ -514,7 +517,8 @@ impl Message {
             self.flush_held(key);
         }
         let at = self.held_len as usize;
-        self.held[at..at + BLOCK].copy_from_slice(&self.core.lengths());
+        // SAFETY: room for the lengths block was kept above.
+        unsafe { store_block(self.held[at..].as_mut_ptr(), self.core.lengths_halves()) };
         key.ghash(&mut self.core.y, &self.held[..at + BLOCK]);
         if !self.mask_ready {
             self.mask = self.core.j0;

@@ -46,6 +46,24 @@ macro_rules! x86_backend {
                     unsafe { $ghash(m.view(), y, data, blocks) }
                 }
 
+                unsafe fn ghash_bytes(m: &Material, y: &mut [u8; 16], data: *const u8, len: usize) {
+                    let whole = len / 16;
+                    // SAFETY: forwarded contract; CPU support checked at key setup.
+                    unsafe {
+                        if whole > 0 {
+                            $ghash(m.view(), y, data, whole);
+                        }
+                        if len % 16 > 0 {
+                            crate::backend::x86_64::common::ghash_partial(
+                                m.view(),
+                                y,
+                                data.add(16 * whole),
+                                len % 16,
+                            );
+                        }
+                    }
+                }
+
                 unsafe fn crypt(
                     m: &Material,
                     dir: Direction,

@@ -40,5 +40,5 @@ pub(crate) use dispatch::{
     ghash_by_count, per_key_size, pin_registers, tail_by_count, x86_backend,
 };
 pub(crate) use key::{init, XKey};
-pub(crate) use polyval::{ghash_n, Acc};
+pub(crate) use polyval::{ghash_n, ghash_partial, Acc};
 pub(crate) use short::short;

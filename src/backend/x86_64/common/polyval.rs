@@ -3,7 +3,7 @@
 //! key-setup product and mulX, and GHASH of 1..=16 blocks aggregated with H^n..H^1 and
 //! one reduction (the short remainders of both backends).
 
-use super::block::{bswap_mask, load};
+use super::block::{bswap_mask, load, store};
 use super::dispatch::ghash_by_count;
 use super::key::XKey;
 use core::arch::x86_64::*;
@@ -137,5 +137,24 @@ unsafe fn ghash_const<const N: usize>(k: &XKey, acc: __m128i, data: *const u8) -
             sum.mul_add(x, load(k.h[p].as_ptr()), load(k.hk[p].as_ptr()));
         }
         sum.reduce()
+    }
+}
+
+/// GHASH of one partial block of `n` < 16 bytes at `p`, zero-padded in a register (no
+/// stack block for the load to trip over).
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+pub(crate) unsafe fn ghash_partial(k: &XKey, y: &mut [u8; 16], p: *const u8, n: usize) {
+    // SAFETY: `p` holds `n` readable bytes (caller's contract); features enabled.
+    unsafe {
+        let bs = bswap_mask();
+        let v = crate::backend::partial::load_partial(p, n);
+        let x = _mm_set_epi64x(v[1] as i64, v[0] as i64);
+        let acc = _mm_xor_si128(
+            _mm_shuffle_epi8(load(y.as_ptr()), bs),
+            _mm_shuffle_epi8(x, bs),
+        );
+        let mut sum = Acc::new();
+        sum.mul_add(acc, load(k.h[15].as_ptr()), load(k.hk[15].as_ptr()));
+        store(y.as_mut_ptr(), _mm_shuffle_epi8(sum.reduce(), bs));
     }
 }
