@@ -357,7 +357,8 @@ sgcm_error_t sgcm_cipher_setup_geniv(sgcm_cipher_hd_t h, const void *start, size
  * with it, as `sgcm_cipher_setiv` would (libgcrypt 1.11's `gcry_cipher_geniv`). Errors:
  * `SGCM_ERR_INV_STATE` (no key, or no `sgcm_cipher_setup_geniv`), `SGCM_ERR_LIMIT_REACHED`
  * (every IV used), `SGCM_ERR_INV_LENGTH` (`ivlen` ≠ 8), `SGCM_ERR_INV_ARG`,
- * `SGCM_ERR_INV_CIPHER_MODE`. No IV is used up by a call that fails.
+ * `SGCM_ERR_INV_CIPHER_MODE`. A call that fails uses up no IV and, as a failed
+ * `sgcm_cipher_setiv`, leaves the handle without a packet.
  *
  * # Safety
  * `h` is an open handle; `iv` writable for `ivlen` bytes.

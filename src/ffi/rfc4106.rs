@@ -217,7 +217,8 @@ pub unsafe extern "C" fn sgcm_cipher_setup_geniv(
 /// with it, as `sgcm_cipher_setiv` would (libgcrypt 1.11's `gcry_cipher_geniv`). Errors:
 /// `SGCM_ERR_INV_STATE` (no key, or no `sgcm_cipher_setup_geniv`), `SGCM_ERR_LIMIT_REACHED`
 /// (every IV used), `SGCM_ERR_INV_LENGTH` (`ivlen` ≠ 8), `SGCM_ERR_INV_ARG`,
-/// `SGCM_ERR_INV_CIPHER_MODE`. No IV is used up by a call that fails.
+/// `SGCM_ERR_INV_CIPHER_MODE`. A call that fails uses up no IV and, as a failed
+/// `sgcm_cipher_setiv`, leaves the handle without a packet.
 ///
 /// # Safety
 /// `h` is an open handle; `iv` writable for `ivlen` bytes.
@@ -230,6 +231,7 @@ pub unsafe extern "C" fn sgcm_cipher_geniv(
     status((|| {
         // SAFETY: forwarded contract.
         let esp = unsafe { rfc4106_mut(h)? };
+        esp.msg = None;
         let out = unsafe { iv_out(iv, ivlen)? };
         esp.key.as_ref().ok_or(Error::InvalidState)?;
         let next = esp.ivgen.as_ref().ok_or(Error::InvalidState)?.next_iv()?;
