@@ -18,6 +18,7 @@
 
 mod common;
 
+use common::seeded::*;
 use common::*;
 use stitchgcm::ffi::native::{SGCM_ERR_CHECKSUM, SGCM_ERR_NO_ERROR};
 use stitchgcm::{cpu, open, seal, BackendId, Error, Key, Message};

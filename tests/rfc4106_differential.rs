@@ -12,6 +12,7 @@
 
 mod common;
 
+use common::seeded::*;
 use common::*;
 use stitchgcm::ffi::native::{SGCM_ERR_CHECKSUM, SGCM_ERR_NO_ERROR};
 use stitchgcm::ffi::rfc4106::SGCM_MODE_RFC4106;
