@@ -84,7 +84,7 @@ impl Rfc4106Key {
         // reads back stalled store forwarding (a measurable share of a short packet).
         let salt = u32::from_le_bytes(self.salt) as u128;
         Ok(Nonce(
-            (salt | (u64::from_le_bytes(iv) as u128) << 32).to_le_bytes(),
+            (salt | ((u64::from_le_bytes(iv) as u128) << 32)).to_le_bytes(),
         ))
     }
 
