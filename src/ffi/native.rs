@@ -447,17 +447,30 @@ pub(super) fn one_shot_io(
     Ok((src, out as *mut u8))
 }
 
+/// An output buffer of a length the call allows (`len_ok`, else `SGCM_ERR_INV_LENGTH`).
+///
+/// # Safety
+/// `p` is NULL or writable for `len` bytes.
+pub(super) unsafe fn output<'a>(
+    p: *mut c_void,
+    len: usize,
+    len_ok: bool,
+) -> Result<&'a mut [u8], Error> {
+    if !len_ok {
+        return Err(Error::InvalidLength);
+    }
+    if p.is_null() {
+        return Err(Error::InvalidArgument);
+    }
+    // SAFETY: non-NULL and writable for `len` bytes (caller's contract).
+    Ok(unsafe { core::slice::from_raw_parts_mut(p as *mut u8, len) })
+}
+
 /// # Safety
 /// `tag` is NULL or writable for `taglen` bytes.
 pub(super) unsafe fn tag_out<'a>(tag: *mut c_void, taglen: usize) -> Result<&'a mut [u8], Error> {
-    if !gcm::tag_len_ok(taglen) {
-        return Err(Error::InvalidLength);
-    }
-    if tag.is_null() {
-        return Err(Error::InvalidArgument);
-    }
-    // SAFETY: non-NULL and writable for `taglen` bytes (caller's contract).
-    Ok(unsafe { core::slice::from_raw_parts_mut(tag as *mut u8, taglen) })
+    // SAFETY: forwarded contract.
+    unsafe { output(tag, taglen, gcm::tag_len_ok(taglen)) }
 }
 
 /// Seals one whole message with the key of an open handle (the per-packet call of TLS,
@@ -495,7 +508,7 @@ pub unsafe extern "C" fn sgcm_aead_seal(
         let (src, dst) = one_shot_io(in_, out, len)?;
         if let Some(esp) = h.rfc4106.as_deref() {
             // SAFETY: as below.
-            return unsafe { esp.seal(iv, aad, src, dst, len, tag) };
+            return unsafe { esp.key()?.seal_raw(iv, aad, src, dst, len, tag) };
         }
         let key = h.key.as_ref().ok_or(Error::MissingKey)?;
         // SAFETY: `src`/`dst` valid for `len` bytes, equal or disjoint (contract).
@@ -531,7 +544,7 @@ pub unsafe extern "C" fn sgcm_aead_open(
         let (src, dst) = one_shot_io(in_, out, len)?;
         if let Some(esp) = h.rfc4106.as_deref() {
             // SAFETY: as below.
-            return unsafe { esp.open(iv, aad, src, dst, len, tag) };
+            return unsafe { esp.key()?.open_raw(iv, aad, src, dst, len, tag) };
         }
         let key = h.key.as_ref().ok_or(Error::MissingKey)?;
         // SAFETY: `src`/`dst` valid for `len` bytes, equal or disjoint (contract).

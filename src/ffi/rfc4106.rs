@@ -14,7 +14,7 @@
 //! so that a libgcrypt-shaped front-end can never take it for one of libgcrypt's modes.
 
 use super::native::{
-    handle, handle_ref, input, one_shot_io, sgcm_cipher_hd_t, sgcm_error_t, status, tag_out,
+    handle, handle_ref, input, one_shot_io, output, sgcm_cipher_hd_t, sgcm_error_t, status, tag_out,
 };
 use crate::error::Error;
 use crate::gcm::rfc4106::{
@@ -114,41 +114,10 @@ impl Rfc4106State {
         Ok((key, msg))
     }
 
-    fn key(&self) -> Result<&Rfc4106Key, Error> {
+    /// The SA's key, for the per-packet calls (shared access, the packet in progress
+    /// untouched).
+    pub(super) fn key(&self) -> Result<&Rfc4106Key, Error> {
         self.key.as_ref().ok_or(Error::MissingKey)
-    }
-
-    /// One packet with the handle's key (shared access, the packet in progress untouched).
-    ///
-    /// # Safety
-    /// `src` readable and `dst` writable for `len` bytes; equal or disjoint.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) unsafe fn seal(
-        &self,
-        iv: &[u8],
-        aad: &[u8],
-        src: *const u8,
-        dst: *mut u8,
-        len: usize,
-        icv: &mut [u8],
-    ) -> Result<(), Error> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.key()?.seal_raw(iv, aad, src, dst, len, icv) }
-    }
-
-    /// # Safety
-    /// As for [`Rfc4106State::seal`].
-    pub(super) unsafe fn open(
-        &self,
-        iv: &[u8],
-        aad: &[u8],
-        src: *const u8,
-        dst: *mut u8,
-        len: usize,
-        icv: &[u8],
-    ) -> Result<(), Error> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.key()?.open_raw(iv, aad, src, dst, len, icv) }
     }
 }
 
@@ -177,14 +146,8 @@ unsafe fn rfc4106_ref<'a>(h: sgcm_cipher_hd_t) -> Result<&'a Rfc4106State, Error
 /// # Safety
 /// `p` is NULL or writable for `len` bytes.
 unsafe fn iv_out<'a>(p: *mut c_void, len: usize) -> Result<&'a mut [u8], Error> {
-    if len != RFC4106_IV_LEN {
-        return Err(Error::InvalidLength);
-    }
-    if p.is_null() {
-        return Err(Error::InvalidArgument);
-    }
-    // SAFETY: non-NULL and writable for `len` bytes (caller's contract).
-    Ok(unsafe { core::slice::from_raw_parts_mut(p as *mut u8, len) })
+    // SAFETY: forwarded contract.
+    unsafe { output(p, len, len == RFC4106_IV_LEN) }
 }
 
 /// Sets up the IV generator of an RFC 4106 handle (RFC 4106 §3.1 counter IVs, shaped like
