@@ -458,7 +458,7 @@ fn c_rfc4106_geniv_order_and_no_waste() {
         "the packet of the IV geniv set"
     );
 
-    // The next one, through the one-shot; setkey keeps the counter, reset removes it.
+    // The next one, through the one-shot; setkey keeps the counter.
     let mut out = [0u8; 30];
     assert_eq!(
         h.aead_seal_geniv(&mut iv, &SPI_ESN, Some(&pt), &mut out, &mut icv),
@@ -475,13 +475,25 @@ fn c_rfc4106_geniv_order_and_no_waste() {
         u64::from_be_bytes(IV) + 2,
         "setkey keeps the counter"
     );
+    // reset ends the packet and keeps key, salt and counter (as a GCM handle keeps its key).
     assert_eq!(h.reset(), 0);
-    assert_eq!(h.setkey(&KEY), 0);
     assert_eq!(
-        h.geniv(&mut iv),
+        h.authenticate(&SPI_ESN),
         SGCM_ERR_INV_STATE,
-        "reset removes the generator"
+        "no packet after reset"
     );
+    assert_eq!(h.geniv(&mut iv), 0);
+    assert_eq!(
+        u64::from_be_bytes(iv),
+        u64::from_be_bytes(IV) + 3,
+        "reset keeps the counter"
+    );
+    assert_eq!(h.authenticate(&SPI_ESN), 0);
+    let mut buf = pt;
+    assert_eq!(h.encrypt_in_place(&mut buf), 0);
+    assert_eq!(h.gettag(&mut icv), 0);
+    let want = oracle(&iv, &SPI_ESN, &pt);
+    assert_eq!((buf.to_vec(), icv), want, "reset keeps key and salt");
 }
 
 #[test]

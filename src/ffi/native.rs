@@ -189,7 +189,7 @@ pub unsafe extern "C" fn sgcm_cipher_close(h: sgcm_cipher_hd_t) {
         hr.key = None; // Key and Message wipe themselves on drop.
         hr.msg.end();
         hr.rfc4106 = None; // so do the RFC 4106 key, salt and packet
-        // SAFETY: `h` came from `Box::into_raw` in `sgcm_cipher_open` and is live.
+                           // SAFETY: `h` came from `Box::into_raw` in `sgcm_cipher_open` and is live.
         drop(unsafe { Box::from_raw(h) });
     }
 }
