@@ -124,8 +124,7 @@ impl Machine {
                 let rc = unsafe { sgcm_cipher_reset(h) };
                 e.check("sgcm_cipher_reset", rc);
                 if let Some(s) = slot {
-                    s.key = None;
-                    s.msg = None;
+                    s.msg = None; // reset ends the message and keeps the key (main's semantics)
                 }
             }
             Kind::SetKey => {
