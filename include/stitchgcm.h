@@ -265,6 +265,28 @@ sgcm_error_t sgcm_cipher_checktag(sgcm_cipher_hd_t h, const void *tag, size_t ta
 sgcm_error_t sgcm_cipher_reset(sgcm_cipher_hd_t h);
 
 /**
+ * A static English description of an error code (never NULL).
+ */
+const char *sgcm_strerror(sgcm_error_t err);
+
+/**
+ * Name of the backend new keys use (e.g. "aarch64-ce", "soft"), or NULL when
+ * `STITCHGCM_IMPL` names an unknown or unavailable backend.
+ */
+const char *sgcm_impl_name(void);
+
+/**
+ * The `index`-th backend this CPU can run, best first; NULL past the end.
+ * Any of these names may be forced with `STITCHGCM_IMPL=<name>`.
+ */
+const char *sgcm_impl_available(size_t index);
+
+/**
+ * The library version, e.g. "0.1.0".
+ */
+const char *sgcm_version(void);
+
+/**
  * Seals one whole message with the key of an open handle (the per-packet call of TLS,
  * QUIC and IPsec stacks): IV (≥ 1 byte; 12 is the fast, standard one), AAD, `len` bytes
  * from `in` to `out` (`in` NULL or equal to `out`: in place), tag of `taglen` bytes (4, 8,
@@ -314,28 +336,6 @@ sgcm_error_t sgcm_seal(const void *key, size_t keylen, const void *iv, size_t iv
  * As for `sgcm_seal`, with `tag` readable.
  */
 sgcm_error_t sgcm_open(const void *key, size_t keylen, const void *iv, size_t ivlen, const void *aad, size_t aadlen, const void *in_, size_t len, void *out, const void *tag, size_t taglen);
-
-/**
- * A static English description of an error code (never NULL).
- */
-const char *sgcm_strerror(sgcm_error_t err);
-
-/**
- * Name of the backend new keys use (e.g. "aarch64-ce", "soft"), or NULL when
- * `STITCHGCM_IMPL` names an unknown or unavailable backend.
- */
-const char *sgcm_impl_name(void);
-
-/**
- * The `index`-th backend this CPU can run, best first; NULL past the end.
- * Any of these names may be forced with `STITCHGCM_IMPL=<name>`.
- */
-const char *sgcm_impl_available(size_t index);
-
-/**
- * The library version, e.g. "0.1.0".
- */
-const char *sgcm_version(void);
 
 /**
  * Sets up the IV generator of an RFC 4106 handle (RFC 4106 §3.1 counter IVs, shaped like
