@@ -12,7 +12,8 @@
  * Covered: key setup for every key size through each front-end; the handle API (setiv
  * with 12-byte and other IVs, authenticate, encrypt, decrypt, gettag, checktag — good,
  * bad and truncated tags, in place and out of place, calls split inside blocks);
- * sgcm_seal/sgcm_open (good and forged tags); the nettle ABI (gcm_aes128/192/256_* and
+ * sgcm_seal/sgcm_open and the keyed sgcm_aead_seal/sgcm_aead_open (good and forged tags);
+ * the nettle ABI (gcm_aes128/192/256_* and
  * the deprecated gcm_aes_*, set_key/set_iv/update/encrypt/decrypt/digest; the generic
  * gcm_* over a caller's cipher function; and, when libnettle.so.8 can be loaded, the
  * GnuTLS-style mix of nettle's aes128_set_encrypt_key with our generic gcm_* and
@@ -201,6 +202,37 @@ static void handle(msg *m, size_t salt) {
   sgcm_cipher_close(h);
 }
 
+/* The keyed one-shot calls on a handle: seal, open with the right and a forged tag. */
+static void aead(msg *m) {
+  sgcm_cipher_hd_t h;
+  if (sgcm_cipher_open(&h, algo(m->key_len), SGCM_MODE_GCM, 0)) return;
+  SECRET(m->key, m->key_len);
+  CHECK(sgcm_cipher_setkey(h, m->key, m->key_len) == 0, "setkey");
+  SECRET(m->aad, m->aad_len);
+  SECRET(m->pt, m->len);
+  sgcm_error_t e = sgcm_aead_seal(h, m->iv, m->iv_len, m->aad, m->aad_len, m->pt, m->len, m->out,
+                                  m->tag2, 16);
+  PUBLIC(m->out, m->len);
+  PUBLIC(m->tag2, 16);
+  PUBLIC(m->pt, m->len);
+  CHECK(e == 0 && !differ(m->out, m->ct, m->len) && !differ(m->tag2, m->tag, 16),
+        "aead_seal len%zu", m->len);
+  SECRET(m->ct, m->len);
+  SECRET(m->tag, 16);
+  e = sgcm_aead_open(h, m->iv, m->iv_len, m->aad, m->aad_len, m->ct, m->len, m->out, m->tag, 16);
+  PUBLIC(m->out, m->len);
+  CHECK(e == 0 && !differ(m->out, m->pt, m->len), "aead_open len%zu", m->len);
+  PUBLIC(m->tag, 16);
+  memcpy(m->tag2, m->tag, 16);
+  m->tag2[(m->len + 3) % 16] ^= 0x40;
+  SECRET(m->tag2, 16);
+  e = sgcm_aead_open(h, m->iv, m->iv_len, m->aad, m->aad_len, m->ct, m->len, m->out, m->tag2, 16);
+  PUBLIC(m->ct, m->len);
+  PUBLIC(m->aad, m->aad_len);
+  CHECK(e == SGCM_ERR_CHECKSUM, "aead_open forged len%zu", m->len);
+  sgcm_cipher_close(h);
+}
+
 /* ------------------------------------------------------------------ nettle ABI */
 
 static void nettle_fixed(msg *m, const nettle_abi_variant *v) {
@@ -338,6 +370,7 @@ int main(int argc, char **argv) {
         reference(m);
         one_shot(m);
         handle(m, li + ki + ii);
+        aead(m);
         nettle_fixed(m, &nettle_abi_variants[ki]);
         nettle_fixed(m, &nettle_abi_variants[3 + ki]);
         if (ki == 0) {

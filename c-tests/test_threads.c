@@ -3,8 +3,10 @@
  * contexts, on random key sizes, IVs, AAD and message sizes split at random. Every thread
  * is started and has drawn its work before a barrier; the process's first library call
  * happens after it, in all threads at once, so the one-time backend selection is raced on
- * first use. Afterwards the main thread recomputes every message alone (sgcm_seal) and
- * the results must be identical. Also built with -fsanitize=thread (scripts/sanitize.sh).
+ * first use. Then all threads seal and open on the same three keyed handles at once
+ * (sgcm_aead_seal/open allow that). Afterwards the main thread recomputes every message
+ * alone (sgcm_seal) and the results must be identical. Also built with -fsanitize=thread
+ * (scripts/sanitize.sh).
  *
  * usage: test_threads [THREADS [MESSAGES]]     prints "N passed, M failed"
  */
@@ -102,25 +104,43 @@ static void *work(void *arg) {
   return NULL;
 }
 
-int main(int argc, char **argv) {
-  size_t threads = argc > 1 ? (size_t)atoi(argv[1]) : 12;
-  if (argc > 2) messages = (size_t)atoi(argv[2]);
-  if (threads < 1 || threads > MAXTHREADS) return 2;
-  static worker workers[MAXTHREADS];
-  pthread_barrier_init(&start, NULL, (unsigned)threads);
+/* Phase two: every thread seals and opens on the same three keyed handles at once
+ * (sgcm_aead_seal/open are documented to allow that). */
+static sgcm_cipher_hd_t shared[3];
+static const uint8_t shared_key[32] = {7, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3,
+                                       2, 3, 8, 4, 6, 2, 6, 4, 3, 3, 8, 3, 2, 7, 9, 5};
+static void *work_shared(void *arg) {
+  worker *w = arg;
+  for (size_t i = 0; i < w->count; i++) draw(&w->jobs[i], &w->seed);
+  pthread_barrier_wait(&start);
+  uint8_t back[MAXLEN];
+  for (size_t i = 0; i < w->count; i++) {
+    job *j = &w->jobs[i];
+    sgcm_cipher_hd_t h = shared[j->key_len / 8 - 2];
+    sgcm_error_t e = sgcm_aead_seal(h, j->iv, j->iv_len, j->aad, j->aad_len, j->pt, j->len,
+                                    j->ct, j->tag, 16);
+    e |= sgcm_aead_open(h, j->iv, j->iv_len, j->aad, j->aad_len, j->ct, j->len, back, j->tag, 16);
+    w->failures += e != 0 || memcmp(back, j->pt, j->len) != 0;
+    memcpy(j->key, shared_key, j->key_len); /* what the main thread recomputes with */
+  }
+  return NULL;
+}
+
+/* Runs `fn` on `threads` workers and checks every message against sgcm_seal alone. */
+static void run_phase(void *(*fn)(void *), size_t threads, worker *workers, int *passed,
+                      int *failed) {
   for (size_t t = 0; t < threads; t++) {
     workers[t].jobs = calloc(messages, sizeof(job));
     workers[t].count = messages;
-    workers[t].seed = 0x9e3779b97f4a7c15ull * (t + 1);
-    pthread_create(&workers[t].thread, NULL, work, &workers[t]);
+    workers[t].failures = 0;
+    pthread_create(&workers[t].thread, NULL, fn, &workers[t]);
   }
-  int passed = 0, failed = 0;
   job *again = malloc(sizeof *again);
   for (size_t t = 0; t < threads; t++) {
     pthread_join(workers[t].thread, NULL);
     worker *w = &workers[t];
-    if (w->failures || !w->backend || strcmp(w->backend, workers[0].backend)) {
-      failed++;
+    if (w->failures || (fn == work && (!w->backend || strcmp(w->backend, workers[0].backend)))) {
+      (*failed)++;
       printf("FAIL thread %zu: %d error codes, backend %s\n", t, w->failures,
              w->backend ? w->backend : "(none)");
     }
@@ -130,7 +150,7 @@ int main(int argc, char **argv) {
       again->api = 1;
       int ok = run(again) == 0 && memcmp(again->ct, j->ct, j->len) == 0 &&
                memcmp(again->tag, j->tag, 16) == 0;
-      ok ? passed++ : failed++;
+      ok ? (*passed)++ : (*failed)++;
       if (!ok)
         printf("FAIL thread %zu message %zu (api %d, key %zu, iv %zu, aad %zu, len %zu)\n", t, i,
                j->api, j->key_len, j->iv_len, j->aad_len, j->len);
@@ -138,8 +158,26 @@ int main(int argc, char **argv) {
     free(w->jobs);
   }
   free(again);
-  printf("threads: %zu threads x %zu messages on %s, each recomputed on one thread\n", threads,
-         messages, workers[0].backend ? workers[0].backend : "(none)");
+}
+
+int main(int argc, char **argv) {
+  size_t threads = argc > 1 ? (size_t)atoi(argv[1]) : 12;
+  if (argc > 2) messages = (size_t)atoi(argv[2]);
+  if (threads < 1 || threads > MAXTHREADS) return 2;
+  static worker workers[MAXTHREADS];
+  pthread_barrier_init(&start, NULL, (unsigned)threads);
+  for (size_t t = 0; t < threads; t++) workers[t].seed = 0x9e3779b97f4a7c15ull * (t + 1);
+  int passed = 0, failed = 0;
+  run_phase(work, threads, workers, &passed, &failed);
+  for (int k = 0; k < 3; k++) {
+    sgcm_cipher_open(&shared[k], SGCM_CIPHER_AES128 + k, SGCM_MODE_GCM, 0);
+    if (sgcm_cipher_setkey(shared[k], shared_key, 16 + 8 * (size_t)k)) failed++;
+  }
+  run_phase(work_shared, threads, workers, &passed, &failed);
+  for (int k = 0; k < 3; k++) sgcm_cipher_close(shared[k]);
+  printf("threads: %zu threads x %zu messages on %s (own handles and contexts), then the same\n"
+         "  on three shared handles at once (sgcm_aead_seal/open), each recomputed on one thread\n",
+         threads, messages, workers[0].backend ? workers[0].backend : "(none)");
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
 }

@@ -127,10 +127,13 @@ def check(lib, arch_name, table, only=None, verbose=False):
             insns = [i for i in (mod.parse_line(line, symbol_of) for line in body) if i]
             if insns:
                 mod.resolve_jump_tables(insns, image)
-            for i in insns:
+            for k, i in enumerate(insns):
+                # The pattern sees this instruction with the two before it, joined by " ; ".
+                window = " ; ".join(x.text for x in insns[max(0, k - 2): k + 1])
                 for fre, ire, why in spec["loads"]:
-                    if fre.search(short) and ire.fullmatch(i.text) and any(m.load for m in i.mems):
-                        i.public_load = why
+                    if fre.search(short) and ire.search(window) and any(m.load for m in i.mems):
+                        if ire.search(window).end() == len(window):
+                            i.public_load = why
                 if not i.is_call:
                     continue
                 callee = plt.get(i.call) or starts.get(i.call) or symbol_of(i.text).strip("<>")

@@ -10,6 +10,8 @@
 //! This binary holds one test so that forking happens with no other test thread running.
 
 mod common;
+#[path = "common/nettle_abi.rs"]
+mod nettle_abi;
 mod misuse {
     pub mod handle;
     pub mod limits;
@@ -209,7 +211,7 @@ fn every_front_end_handles_misuse_as_the_table_says() {
             in_child(case.run)
         } else {
             limits::prepare();
-            (Ended::Exited(in_process(case.run)), String::new())
+            (Ended::Exited(in_process(case.run)), limits::unavailable())
         };
         let what = format!("misuse.txt:{}: {} / {}", row.line, row.name, row.front);
         match (&row.expect, ended) {

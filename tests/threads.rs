@@ -1,7 +1,8 @@
 //! Many threads at once, each with its own keys, handles and nettle contexts, on random
 //! key sizes, IV lengths, AAD and message sizes split at random: every result must equal a
 //! single-threaded recomputation (and, for every seventh message, the independent
-//! RustCrypto `aes-gcm` oracle).
+//! RustCrypto `aes-gcm` oracle). Then all threads seal and open through the same keyed
+//! handles at once (the keyed one-shot calls are documented to allow that).
 //!
 //! The threads are created and their work drawn before a barrier; the first library call
 //! of the whole process happens after it, in every thread at once, so the one-time
@@ -9,11 +10,13 @@
 //! first use. That only holds in a fresh process: this file must keep exactly one test.
 
 mod common;
+#[path = "common/nettle_abi.rs"]
+mod nettle_abi;
 
 use common::*;
+use nettle_abi::*;
 use std::sync::{Arc, Barrier};
 use stitchgcm::ffi::native::sgcm_impl_name;
-use stitchgcm::ffi::nettle::*;
 
 const THREADS: usize = 12;
 const MESSAGES: usize = 40;
@@ -210,11 +213,82 @@ fn threads_race_first_use_and_agree_with_one_thread() {
         names.iter().all(|&n| n != 0 && n == names[0]),
         "threads saw different backends"
     );
+    let shared = shared_handle_one_shots();
     println!(
         "threads: {THREADS} threads x {MESSAGES} messages ({checked} operations, each \
-         recomputed on one thread; backend {})",
+         recomputed on one thread), then {shared} one-shot seal+open pairs on three shared \
+         handles at once; backend {}",
         cpu_name()
     );
+}
+
+/// A handle shared by threads: `sgcm_aead_seal`/`sgcm_aead_open` are documented to run
+/// concurrently on one handle as long as nobody re-keys or closes it.
+struct Shared(CHandle);
+// SAFETY: only the one-shot calls, which take the handle shared, are used from the threads.
+unsafe impl Sync for Shared {}
+// SAFETY: as above; the handle is closed after every thread has been joined.
+unsafe impl Send for Shared {}
+
+/// Every thread seals and opens its messages on the same three keyed handles at once; the
+/// results must equal the one-shot API on one thread. Returns the number of pairs.
+fn shared_handle_one_shots() -> usize {
+    let keys: Vec<Vec<u8>> = [16, 24, 32].iter().map(|&n| vec![n as u8; n]).collect();
+    let handles: Arc<Vec<Shared>> = Arc::new(
+        keys.iter()
+            .map(|k| {
+                let h = CHandle::open(k.len());
+                assert_eq!(h.setkey(k), 0);
+                Shared(h)
+            })
+            .collect(),
+    );
+    let barrier = Arc::new(Barrier::new(THREADS));
+    let workers: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let (barrier, handles) = (Arc::clone(&barrier), Arc::clone(&handles));
+            std::thread::spawn(move || {
+                let mut rng = Rng::new(0x7368_6172_6564_0000 + t as u64);
+                let jobs: Vec<(usize, Job)> = (0..MESSAGES)
+                    .map(|_| (rng.below(3), Job::random(&mut rng)))
+                    .collect();
+                barrier.wait();
+                let mut out = Vec::new();
+                for (which, job) in &jobs {
+                    let h = &handles[*which].0;
+                    let mut ct = vec![0u8; job.pt.len()];
+                    let mut tag = [0u8; 16];
+                    assert_eq!(
+                        h.aead_seal(&job.iv, &job.aad, Some(&job.pt), &mut ct, &mut tag),
+                        0
+                    );
+                    let mut back = vec![0u8; ct.len()];
+                    assert_eq!(
+                        h.aead_open(&job.iv, &job.aad, Some(&ct), &mut back, &tag),
+                        0
+                    );
+                    assert!(back == job.pt, "shared-handle round trip");
+                    out.push((ct, tag));
+                }
+                (jobs, out)
+            })
+        })
+        .collect();
+    let mut pairs = 0;
+    for w in workers {
+        let (jobs, out) = w.join().expect("a worker thread panicked");
+        for ((which, job), (ct, tag)) in jobs.iter().zip(out) {
+            let key = stitchgcm::Key::new(&keys[*which]).unwrap();
+            let (mut want, mut want_tag) = (vec![0u8; job.pt.len()], [0u8; 16]);
+            stitchgcm::seal(&key, &job.iv, &job.aad, &job.pt, &mut want, &mut want_tag).unwrap();
+            assert!(
+                ct == want && tag == want_tag,
+                "shared handle differs from one thread"
+            );
+            pairs += 1;
+        }
+    }
+    pairs
 }
 
 fn cpu_name() -> &'static str {

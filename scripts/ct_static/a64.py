@@ -77,6 +77,18 @@ TRANSFER = re.compile(r"(umov|smov|fcvtz[su]|fcvta[su]|fcvtm[su]|fcvtn[su]|fcvtp
 FLAG_VEC = {"fcmp", "fcmpe", "fccmp", "fccmpe"}
 
 
+def reg_bytes(mn, r):
+    """Bytes one register moves in a load or store (`ldrb w0` moves one, `ldr w0` four)."""
+    base = mn.split(".")[0]
+    if base.endswith(("rb", "rsb")) or base in ("ldurb", "sturb", "ldursb"):
+        return 1
+    if base.endswith(("rh", "rsh")) or base in ("ldurh", "sturh", "ldursh"):
+        return 2
+    if base in ("ldrsw", "ldursw"):
+        return 4
+    return {"x": 8, "w": 4, "q": 16, "d": 8, "s": 4, "h": 2, "b": 1, "v": 16}.get(r[0], 8)
+
+
 def memop(op):
     """`[base, off|index{, ext}]` with an optional `!`; post-index is a separate operand."""
     m = re.fullmatch(r"\[([^\]]*)\](!?)", op.strip())
@@ -144,8 +156,7 @@ def decode(addr, mn, rest, symbol_of):
         post = imm(ops[mem_k + 1]) if len(ops) > mem_k + 1 else None
         regnames = [r for o in regs for r in re.split(r"[{},\s]+", o) if r]
         vec = any(is_vec(r) for r in regnames)
-        width = 16 if any(r.startswith("q") or r.startswith("v") for r in regnames) else 8
-        m.size = width * max(1, len(regnames))
+        m.size = sum(reg_bytes(mn, r) for r in regnames) or 8
         if mn.startswith("prfm"):
             ins.mems = [m]
             return ins

@@ -100,6 +100,8 @@ def _stem(mn):
 
 def decode(addr, mn, rest, symbol_of):
     ins = Insn(addr=addr, text=f"{mn} {rest}".strip())
+    if mn in NOPS or mn.startswith("nop"):
+        return ins  # multi-byte nops have a memory operand but touch no memory
     ops = split_ops(rest)
     stem = _stem(mn)
     vec = any(is_vec(o) for o in ops)
@@ -119,8 +121,6 @@ def decode(addr, mn, rest, symbol_of):
         ins.mems = []
     regs = [gpr(o) for o in ops]
     addr_regs = {r for _, m in mems for r in (m.base, m.index) if r}
-    if mn in NOPS or mn.startswith("nop"):
-        return ins
     if mn.startswith("j"):
         target = re.match(r"0x([0-9a-f]+)", rest)
         if rest.startswith("*"):

@@ -4,12 +4,12 @@
 //! blocks the 32-bit counter wraps as nettle's does, which the last case checks against
 //! AES (RustCrypto `aes`) for every backend, at the positions where kernels split groups.
 
+use crate::nettle_abi::*;
 use crate::{Case, MIXED};
 use aes_gcm::aes::cipher::{BlockEncrypt, KeyInit};
 use aes_gcm::aes::Aes128;
 use core::ffi::c_void;
 use core::ptr::{null, null_mut};
-use stitchgcm::ffi::nettle::*;
 
 const KEY: [u8; 16] = [0x2b; 16];
 const IV: [u8; 12] = [0x11; 12];

@@ -1,5 +1,7 @@
-//! Misuse cases of `sgcm_seal` and `sgcm_open`. A refused call must write nothing: the
-//! output buffers are pre-filled and checked (a failed open must never release plaintext).
+//! Misuse cases of the one-shot calls: `sgcm_seal`/`sgcm_open` (raw key) and
+//! `sgcm_aead_seal`/`sgcm_aead_open` (a keyed handle). A refused call must write nothing:
+//! the output buffers are pre-filled and checked (a failed open must never release
+//! plaintext).
 
 use crate::common::*;
 use crate::{same, Case, MIXED};
@@ -26,9 +28,41 @@ struct Args {
     taglen: usize,
 }
 
+/// Which call `run` makes.
+#[derive(Clone, Copy, PartialEq)]
+enum Via {
+    Seal,
+    Open,
+    AeadSeal,
+    AeadOpen,
+}
+
 /// Runs `edit`ed arguments through seal (`open` false) or open, over a valid message whose
 /// output buffer holds 0x3c; returns the code, or MIXED if a refused call wrote.
 fn call(open: bool, edit: impl FnOnce(&mut Args)) -> u32 {
+    run(
+        if open { Via::Open } else { Via::Seal },
+        Handle::Keyed,
+        edit,
+    )
+}
+
+/// The handle the aead calls get (`a.key` is ignored by them).
+#[derive(Clone, Copy)]
+enum Handle {
+    Keyed,
+    Unkeyed,
+    Reset,
+    Null,
+    Zeroed,
+}
+
+fn aead(open: bool, h: Handle, edit: impl FnOnce(&mut Args)) -> u32 {
+    run(if open { Via::AeadOpen } else { Via::AeadSeal }, h, edit)
+}
+
+fn run(via: Via, which: Handle, edit: impl FnOnce(&mut Args)) -> u32 {
+    let open = matches!(via, Via::Open | Via::AeadOpen);
     let (ct, mut tag) = oracle_seal(&KEY, &IV, b"hdr", &PT).unwrap();
     let mut out = [0x3cu8; 24];
     let mut a = Args {
@@ -45,19 +79,36 @@ fn call(open: bool, edit: impl FnOnce(&mut Args)) -> u32 {
         taglen: 16,
     };
     edit(&mut a);
+    let handle = CHandle::open(16);
+    match which {
+        Handle::Keyed => assert_eq!(handle.setkey(&KEY), 0),
+        Handle::Reset => assert_eq!((handle.setkey(&KEY), handle.reset()), (0, 0)),
+        _ => {}
+    }
+    let fake = vec![0u64; 512]; // memory that never held a handle
+    let h = match which {
+        Handle::Null => null_mut(),
+        Handle::Zeroed => fake.as_ptr() as sgcm_cipher_hd_t,
+        _ => handle.raw(),
+    };
+    let (ta, tl) = (a.tag, a.taglen);
     // SAFETY: every pointer is valid for its length unless the case made it NULL (or gave a
-    // zero length), which the functions must refuse before use.
+    // zero length), which the functions must refuse before use; `h` is an open handle,
+    // NULL, or zeroed memory that must be refused.
     let rc = unsafe {
-        if open {
-            sgcm_open(
-                a.key, a.keylen, a.iv, a.ivlen, a.aad, a.aadlen, a.src, a.len, a.out, a.tag,
-                a.taglen,
-            )
-        } else {
-            sgcm_seal(
-                a.key, a.keylen, a.iv, a.ivlen, a.aad, a.aadlen, a.src, a.len, a.out, a.tag,
-                a.taglen,
-            )
+        match via {
+            Via::Open => sgcm_open(
+                a.key, a.keylen, a.iv, a.ivlen, a.aad, a.aadlen, a.src, a.len, a.out, ta, tl,
+            ),
+            Via::Seal => sgcm_seal(
+                a.key, a.keylen, a.iv, a.ivlen, a.aad, a.aadlen, a.src, a.len, a.out, ta, tl,
+            ),
+            Via::AeadOpen => sgcm_aead_open(
+                h, a.iv, a.ivlen, a.aad, a.aadlen, a.src, a.len, a.out, ta, tl,
+            ),
+            Via::AeadSeal => sgcm_aead_seal(
+                h, a.iv, a.ivlen, a.aad, a.aadlen, a.src, a.len, a.out, ta, tl,
+            ),
         }
     };
     if rc != 0 && out != [0x3c; 24] {
@@ -168,6 +219,7 @@ pub fn cases() -> Vec<Case> {
         || call(false, |a| (a.keylen, a.taglen) = (15, 3)),
         || call(true, |a| (a.keylen, a.taglen) = (15, 3)),
     ));
+    v.extend(aead_cases());
     v.push(Case {
         front: "open",
         name: "wrong tag",
@@ -186,6 +238,132 @@ pub fn cases() -> Vec<Case> {
                 return MIXED;
             }
             same(&[rcs[0], rcs[1], rcs[2], rc])
+        },
+    });
+    v
+}
+
+/// The keyed one-shot calls: the same argument cases, plus the handle's own.
+fn aead_cases() -> Vec<Case> {
+    use Handle::*;
+    let pair = |name: &'static str, seal: fn() -> u32, open: fn() -> u32| {
+        [
+            Case {
+                front: "aead-seal",
+                name,
+                run: seal,
+            },
+            Case {
+                front: "aead-open",
+                name,
+                run: open,
+            },
+        ]
+    };
+    let mut v = Vec::new();
+    v.extend(pair(
+        "NULL handle: one-shot",
+        || aead(false, Null, |_| ()),
+        || aead(true, Null, |_| ()),
+    ));
+    v.extend(pair(
+        "not an open handle (zeroed memory)",
+        || aead(false, Zeroed, |_| ()),
+        || aead(true, Zeroed, |_| ()),
+    ));
+    v.extend(pair(
+        "one-shot before setkey",
+        || aead(false, Unkeyed, |_| ()),
+        || aead(true, Unkeyed, |_| ()),
+    ));
+    v.extend(pair(
+        "one-shot after reset",
+        || aead(false, Reset, |_| ()),
+        || aead(true, Reset, |_| ()),
+    ));
+    v.extend(pair(
+        "bad tag length before setkey",
+        || aead(false, Unkeyed, |a| a.taglen = 5),
+        || aead(true, Unkeyed, |a| a.taglen = 5),
+    ));
+    v.extend(pair(
+        "empty IV",
+        || aead(false, Keyed, |a| a.ivlen = 0),
+        || aead(true, Keyed, |a| a.ivlen = 0),
+    ));
+    v.extend(pair(
+        "NULL IV, nonzero length",
+        || aead(false, Keyed, |a| a.iv = null()),
+        || aead(true, Keyed, |a| a.iv = null()),
+    ));
+    v.extend(pair(
+        "NULL AAD, nonzero length",
+        || aead(false, Keyed, |a| a.aad = null()),
+        || aead(true, Keyed, |a| a.aad = null()),
+    ));
+    v.extend(pair(
+        "NULL output, nonzero length",
+        || aead(false, Keyed, |a| a.out = null_mut()),
+        || aead(true, Keyed, |a| a.out = null_mut()),
+    ));
+    v.extend(pair(
+        "NULL data, zero length",
+        || {
+            aead(false, Keyed, |a| {
+                (a.aad, a.aadlen, a.src, a.len, a.out) = (null(), 0, null(), 0, null_mut())
+            })
+        },
+        || {
+            let t = oracle_seal(&KEY, &IV, b"", b"").unwrap().1;
+            aead(true, Keyed, |a| {
+                (a.aad, a.aadlen, a.src, a.len, a.out) = (null(), 0, null(), 0, null_mut());
+                a.tag = t.as_ptr() as *mut c_void;
+            })
+        },
+    ));
+    v.extend(pair(
+        "tag length 5",
+        || aead(false, Keyed, |a| a.taglen = 5),
+        || aead(true, Keyed, |a| a.taglen = 5),
+    ));
+    v.extend(pair(
+        "tag length 0",
+        || aead(false, Keyed, |a| a.taglen = 0),
+        || aead(true, Keyed, |a| a.taglen = 0),
+    ));
+    v.extend(pair(
+        "tag length 17",
+        || {
+            let mut t = [0u8; 17];
+            aead(false, Keyed, |a| {
+                (a.tag, a.taglen) = (t.as_mut_ptr().cast(), 17)
+            })
+        },
+        || {
+            let mut t = [0u8; 17];
+            t[..16].copy_from_slice(&oracle_seal(&KEY, &IV, b"hdr", &PT).unwrap().1);
+            aead(true, Keyed, |a| {
+                (a.tag, a.taglen) = (t.as_mut_ptr().cast(), 17)
+            })
+        },
+    ));
+    v.extend(pair(
+        "NULL tag",
+        || aead(false, Keyed, |a| a.tag = null_mut()),
+        || aead(true, Keyed, |a| a.tag = null_mut()),
+    ));
+    v.push(Case {
+        front: "aead-seal",
+        name: "NULL tag with a bad length",
+        run: || aead(false, Keyed, |a| (a.tag, a.taglen) = (null_mut(), 5)),
+    });
+    v.push(Case {
+        front: "aead-open",
+        name: "wrong tag",
+        run: || {
+            let mut t = oracle_seal(&KEY, &IV, b"hdr", &PT).unwrap().1;
+            t[9] ^= 2;
+            aead(true, Keyed, |a| a.tag = t.as_mut_ptr().cast())
         },
     });
     v
