@@ -277,7 +277,7 @@ fn aead_cases() -> Vec<Case> {
         || aead(true, Unkeyed, |_| ()),
     ));
     v.extend(pair(
-        "one-shot after reset",
+        "one-shot after reset keeps the key",
         || aead(false, Reset, |_| ()),
         || aead(true, Reset, |_| ()),
     ));
