@@ -17,6 +17,7 @@ mod misuse {
     pub mod limits;
     pub mod nettle;
     pub mod oneshot;
+    pub mod rfc4106;
     pub mod rust_api;
 }
 
@@ -171,6 +172,7 @@ fn every_front_end_handles_misuse_as_the_table_says() {
         oneshot::cases(),
         rust_api::cases(),
         nettle::cases(),
+        rfc4106::cases(),
     ];
     let cases: Vec<(Case, bool)> = forked
         .into_iter()
