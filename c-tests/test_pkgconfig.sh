@@ -14,11 +14,11 @@ export PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_LIBDIR=$pcdir
 libdir=$dest$(pkg-config --variable=libdir stitchgcm | sed "s|^$dest||")
 pass=0 fail=0
 # shellcheck disable=SC2046
-cc -o "$dest/consumer" "$src" $(pkg-config --cflags --libs stitchgcm)
+${CC:-cc} -o "$dest/consumer" "$src" $(pkg-config --cflags --libs stitchgcm)
 if readelf -d "$dest/consumer" | grep -q 'NEEDED.*libstitchgcm.so.0' \
    && LD_LIBRARY_PATH=$libdir "$dest/consumer"; then pass=$((pass+1)); else fail=$((fail+1)); fi
 # shellcheck disable=SC2046
-cc -o "$dest/consumer-static" "$src" $(pkg-config --cflags stitchgcm) \
+${CC:-cc} -o "$dest/consumer-static" "$src" $(pkg-config --cflags stitchgcm) \
   "$libdir/libstitchgcm.a" $(pkg-config --static --libs-only-l stitchgcm | sed 's/-lstitchgcm//')
 if "$dest/consumer-static"; then pass=$((pass+1)); else fail=$((fail+1)); fi
 ls -l "$libdir"/libstitchgcm* "$dest$prefix"/include/stitchgcm.h >/dev/null

@@ -171,6 +171,9 @@ extern "C" {
  * `SGCM_MODE_RFC4106` (IPsec ESP: `setkey` takes the AES key of `algo` followed by the
  * 4-byte salt, `setiv` the 8-byte explicit IV, AAD 8 or 12 bytes, ICVs 8, 12 or 16; see
  * the RFC 4106 calls below). On failure `*hd` is set to NULL (when `hd` is not NULL).
+ * Checked in this order, the first failure wins: `hd` NULL (`INV_ARG`), unknown `algo` or
+ * `flags` (`CIPHER_ALGO`), `mode` (`INV_CIPHER_MODE`), `STITCHGCM_IMPL` unusable
+ * (`NOT_SUPPORTED`).
  *
  * # Safety
  * `hd` is NULL or valid for writing one pointer.
@@ -188,6 +191,9 @@ void sgcm_cipher_close(sgcm_cipher_hd_t h);
 /**
  * Sets the key (16/24/32 bytes to match the algorithm; RFC 4106 handles: 20/28/36, the
  * AES key then the salt; else `SGCM_ERR_INV_KEYLEN`). Ends any message in progress.
+ * Checked in this order: handle (`INV_ARG`; also for a pointer that is not an open handle,
+ * where recognisable), `key` NULL with `keylen` > 0 (`INV_ARG`), `keylen` (`INV_KEYLEN`,
+ * also for 0). A refused call changes nothing: the previous key and message stay.
  *
  * # Safety
  * `h` is an open handle; `key` is readable for `keylen` bytes.
@@ -197,7 +203,8 @@ sgcm_error_t sgcm_cipher_setkey(sgcm_cipher_hd_t h, const void *key, size_t keyl
 /**
  * Starts a new message with `iv` (any length from 1 byte; 12 is the fast, standard one;
  * RFC 4106 handles: exactly 8, else `SGCM_ERR_INV_LENGTH`). On error the handle is left
- * without an IV.
+ * without an IV. Checked in this order: handle (`INV_ARG`), `iv` NULL with `ivlen` > 0
+ * (`INV_ARG`), no key (`INV_STATE`, even for an empty IV), `ivlen` 0 (`INV_LENGTH`).
  *
  * # Safety
  * `h` is an open handle; `iv` is readable for `ivlen` bytes.
@@ -208,7 +215,10 @@ sgcm_error_t sgcm_cipher_setiv(sgcm_cipher_hd_t h, const void *iv, size_t ivlen)
  * Adds associated data (any length, any number of calls, before any data). RFC 4106
  * handles: at most 12 bytes in all (a call past that is `SGCM_ERR_INV_LENGTH` and adds
  * nothing); the first data, `gettag` and `checktag` refuse with `SGCM_ERR_INV_LENGTH`
- * unless the total is 8 (SPI‖SN) or 12 (SPI‖ESN), and change nothing then.
+ * unless the total is 8 (SPI‖SN) or 12 (SPI‖ESN), and change nothing then. Checked in this
+ * order: handle (`INV_ARG`), `aad` NULL with `len` > 0 (`INV_ARG`), no key, no IV, after
+ * data or after the tag (`INV_STATE`), the 2^61−1-byte AAD limit (`INV_LENGTH`). A refused
+ * call changes nothing.
  *
  * # Safety
  * `h` is an open handle; `aad` is readable for `len` bytes.
@@ -218,6 +228,10 @@ sgcm_error_t sgcm_cipher_authenticate(sgcm_cipher_hd_t h, const void *aad, size_
 /**
  * Encrypts `inlen` bytes from `in` into `out` (`outsize` ≥ `inlen`). With `in` NULL,
  * encrypts `outsize` bytes of `out` in place. Calls may split the data anywhere.
+ * Checked in this order: handle (`INV_ARG`), `outsize` < `inlen` (`BUFFER_TOO_SHORT`,
+ * also when `out` is NULL), `out` NULL with a nonzero length (`INV_ARG`), no key
+ * (`MISSING_KEY`), no IV or after the tag (`INV_STATE`), more than 2^36−32 bytes of data
+ * under one IV (`INV_LENGTH`). A refused call writes and consumes nothing.
  *
  * # Safety
  * `h` is an open handle; `out` writable for `outsize` bytes; `in` NULL or readable for
@@ -226,8 +240,8 @@ sgcm_error_t sgcm_cipher_authenticate(sgcm_cipher_hd_t h, const void *aad, size_
 sgcm_error_t sgcm_cipher_encrypt(sgcm_cipher_hd_t h, void *out, size_t outsize, const void *in_, size_t inlen);
 
 /**
- * Decrypts like `sgcm_cipher_encrypt`. Do not use the plaintext before
- * `sgcm_cipher_checktag` succeeds (or use `sgcm_open`, which checks first).
+ * Decrypts like `sgcm_cipher_encrypt` (same checks, same order). Do not use the
+ * plaintext before `sgcm_cipher_checktag` succeeds (or use `sgcm_open`, which checks first).
  *
  * # Safety
  * As for `sgcm_cipher_encrypt`.
@@ -237,7 +251,9 @@ sgcm_error_t sgcm_cipher_decrypt(sgcm_cipher_hd_t h, void *out, size_t outsize, 
 /**
  * Writes the tag: `taglen` of 4, 8 or 12..16 bytes, or more than 16 (then 16 bytes are
  * written, as libgcrypt does; RFC 4106 handles: an ICV of exactly 8, 12 or 16 bytes).
- * Ends the message; repeated calls give the same tag.
+ * Ends the message; repeated calls give the same tag. Checked in this order: handle
+ * (`INV_ARG`), `tag` NULL (`INV_ARG`, whatever `taglen`), `taglen` (`INV_LENGTH`; the
+ * message does not end), no key or no IV (`INV_STATE`).
  *
  * # Safety
  * `h` is an open handle; `tag` writable for `min(taglen, 16)` bytes.
@@ -247,7 +263,10 @@ sgcm_error_t sgcm_cipher_gettag(sgcm_cipher_hd_t h, void *tag, size_t taglen);
 /**
  * Checks a tag of 4, 8 or 12..16 bytes in constant time: 0 if it matches,
  * `SGCM_ERR_CHECKSUM` if not (also for lengths above 16, as libgcrypt; RFC 4106 handles:
- * an ICV of 8, 12 or 16 bytes, any other length is `SGCM_ERR_INV_LENGTH`).
+ * an ICV of 8, 12 or 16 bytes, any other length is `SGCM_ERR_INV_LENGTH`). Ends the
+ * message. Checked in this order: handle (`INV_ARG`), `tag` NULL with `taglen` > 0
+ * (`INV_ARG`), `taglen` below 16 and not 4, 8, 12..15 (`INV_LENGTH`, also for 0 with a
+ * NULL `tag`), no key or no IV (`INV_STATE`), then the comparison (`CHECKSUM`).
  *
  * # Safety
  * `h` is an open handle; `tag` readable for `taglen` bytes.
@@ -292,10 +311,12 @@ const char *sgcm_version(void);
  * from `in` to `out` (`in` NULL or equal to `out`: in place), tag of `taglen` bytes (4, 8,
  * 12..16). The handle's own message state is neither used nor changed, so several
  * threads may seal and open on one handle at once as long as none re-keys or closes it.
- * Errors: `SGCM_ERR_INV_ARG` (NULL handle or pointer), `SGCM_ERR_MISSING_KEY` (no key
- * set), `SGCM_ERR_INV_LENGTH` (IV, tag or GCM length limits). On an RFC 4106 handle this
- * is the per-packet ESP call: the 8-byte explicit IV (the handle adds the salt), AAD of
- * 8 or 12 bytes, an ICV of 8, 12 or 16; any other length is `SGCM_ERR_INV_LENGTH`.
+ * On an RFC 4106 handle this is the per-packet ESP call: the 8-byte explicit IV (the
+ * handle adds the salt), AAD of 8 or 12 bytes, an ICV of 8, 12 or 16; any other length is
+ * `SGCM_ERR_INV_LENGTH`. Checked in this order: handle (`INV_ARG`), `iv` or `aad` NULL
+ * with a nonzero length (`INV_ARG`), `taglen` (`INV_LENGTH`), `tag` NULL, or `out` NULL
+ * with `len` > 0 (`INV_ARG`), no key (`MISSING_KEY`), `ivlen` 0 or `len` over 2^36−32
+ * (`INV_LENGTH`). On an error nothing is written.
  *
  * # Safety
  * `h` is an open handle; every pointer is readable (writable for `out`, `tag`) for its
@@ -308,7 +329,10 @@ sgcm_error_t sgcm_aead_seal(sgcm_cipher_hd_t h, const void *iv, size_t ivlen, co
  * Opens one whole message with the key of an open handle; writes no plaintext unless the
  * tag verifies (`SGCM_ERR_CHECKSUM` on a mismatch, with `out` untouched). Arguments,
  * threading and errors as for `sgcm_aead_seal` (RFC 4106 handles likewise), with `tag`
- * readable.
+ * readable. Checked in this order: handle (`INV_ARG`), `iv`, `aad` or `tag` NULL with a
+ * nonzero length, or `out` NULL with `len` > 0 (`INV_ARG`), no key (`MISSING_KEY`),
+ * `taglen`, `ivlen` 0 or `len` over 2^36−32 (`INV_LENGTH`), the tag (`CHECKSUM`): the tag
+ * length comes after the key here, before it in `sgcm_aead_seal`.
  *
  * # Safety
  * As for `sgcm_aead_seal`.
@@ -319,6 +343,10 @@ sgcm_error_t sgcm_aead_open(sgcm_cipher_hd_t h, const void *iv, size_t ivlen, co
  * One-shot encryption with a raw key: key (16/24/32 bytes selects AES-128/192/256), then
  * as `sgcm_aead_seal`. The key is expanded for this call only (and wiped): a caller
  * with many messages under one key should key a handle once and use `sgcm_aead_seal`.
+ * Checked in this order: `key`, `iv` or `aad` NULL with a nonzero length (`INV_ARG`),
+ * `taglen` (`INV_LENGTH`), `tag` NULL, or `out` NULL with `len` > 0 (`INV_ARG`), `keylen`
+ * (`INV_KEYLEN`), `ivlen` 0 or `len` over 2^36−32 (`INV_LENGTH`). On an error nothing is
+ * written.
  *
  * # Safety
  * Every pointer is readable (writable for `out`, `tag`) for its length; `in` and `out`
@@ -330,7 +358,10 @@ sgcm_error_t sgcm_seal(const void *key, size_t keylen, const void *iv, size_t iv
  * One-shot decryption with a raw key that writes no plaintext unless the tag verifies
  * (it hashes the ciphertext first and decrypts only after a constant-time tag check).
  * Returns `SGCM_ERR_CHECKSUM` on a mismatch, with `out` untouched. The key is expanded
- * for this call only, as in `sgcm_seal`.
+ * for this call only, as in `sgcm_seal`. Checked in this order: `key`, `iv`, `aad` or
+ * `tag` NULL with a nonzero length, or `out` NULL with `len` > 0 (`INV_ARG`), `keylen`
+ * (`INV_KEYLEN`), `taglen`, `ivlen` 0 or `len` over 2^36−32 (`INV_LENGTH`), the tag
+ * (`CHECKSUM`): the key length comes before the tag length here, after it in `sgcm_seal`.
  *
  * # Safety
  * As for `sgcm_seal`, with `tag` readable.

@@ -10,6 +10,8 @@
 #     for the TLS loopback test, Debian's arm64 libnettle8 for the qemu drop-in test, the arm64
 #     nettle/OpenSSL/libgcrypt and qemu's plugin header for the whole-call model, the armhf
 #     libgcrypt20 + libgpg-error0 for the libgcrypt interposer test under qemu-arm;
+#   - valgrind (native), and Debian's arm64/armhf valgrind as qemu sysroots for the
+#     constant-time check of the ARM backends;
 #   - the NIST CAVP GCM vectors from the cryptography-vectors wheel (PyPI);
 #   - cargo-fuzz (crates.io) for the fuzz targets, run with rustup's nightly toolchain.
 set -euo pipefail
@@ -26,7 +28,7 @@ apt_pkgs=(
   build-essential pkg-config meson ninja-build python3 python3-pip unzip
   nettle-dev libgcrypt20-dev libssl-dev gnutls-bin
   gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
-  qemu-user llvm-19
+  qemu-user llvm-19 valgrind
   "rustc-web=$RUST_DEB_VERSION" "libstd-rust-web-dev=$RUST_DEB_VERSION"
   "rust-web-clippy=$RUST_DEB_VERSION"
 )
@@ -149,6 +151,29 @@ fi
 # interposer tests under qemu (scripts/test-gcrypt.sh aarch64|armv7).
 fetch_deb armhf libgcrypt20 usr/lib/arm-linux-gnueabihf/libgcrypt.so.20
 fetch_deb armhf libgpg-error0 lib/arm-linux-gnueabihf/libgpg-error.so.0
+
+# Debian's arm64 and armhf valgrind for the constant-time check of the ARM backends
+# (scripts/ctgrind.sh runs memcheck under qemu-user): each a sysroot for `qemu -L` holding
+# valgrind, libc6 with its debug symbols (memcheck needs ld.so's), libgcc-s1 and libnettle8.
+libc_ver=$(dpkg-query -W -f='${Version}' libc6 2>/dev/null || true)
+nettle_ver=$(dpkg-query -W -f='${Version}' libnettle8 2>/dev/null || true)
+for arch in arm64 armhf; do
+  vg=$top/.deps/valgrind-$arch
+  ls "$vg"/usr/libexec/valgrind/memcheck-*-linux >/dev/null 2>&1 &&
+    [ -e "$vg/usr/lib/debug/.build-id" ] && continue
+  log "fetching Debian's $arch valgrind and libc6 debug symbols"
+  if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+    $SUDO dpkg --add-architecture "$arch"; need_update=1
+  fi
+  if [ $need_update = 1 ]; then $SUDO apt-get update -qq || true; need_update=0; fi
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp"
+  (cd "$tmp" && apt-get download -qq "valgrind:$arch" "libc6:$arch${libc_ver:+=$libc_ver}" \
+     "libc6-dbg:$arch${libc_ver:+=$libc_ver}" "libgcc-s1:$arch" \
+     "libnettle8:$arch${nettle_ver:+=$nettle_ver}" 2>/dev/null &&
+   rm -rf "$vg" && mkdir -p "$vg" && for d in ./*.deb; do dpkg-deb -x "$d" "$vg"; done)
+  rm -rf "$tmp"
+done
 
 # NIST CAVP GCM vectors (gcmEncryptExtIV*.rsp, gcmDecrypt*.rsp) from the cryptography-vectors wheel.
 cavp="$top/.vectors/cavp"

@@ -12,6 +12,8 @@
 #     loopback, and preload/relink under qemu-aarch64 with Debian's arm64 libnettle;
 #   - fuzzing: every cargo-fuzz target in fuzz/ for 60 s (FUZZ_SECONDS) from its seeds
 #     (scripts/fuzz.sh, AddressSanitizer);
+#   - constant time for every backend (scripts/ctgrind.sh: valgrind, also under qemu, and a
+#     static check of the kernels) and the C tests under ASan+UBSan and TSan (scripts/sanitize.sh);
 #   - the ARM models as structure checks (scripts/model-arm.sh: the kernel loops, and the
 #     whole-call model with --whole-call --check for aarch64 and armv7);
 #   - the libgcrypt interposer (scripts/test-gcrypt.sh): x86_64, and under qemu on every ARM
@@ -138,6 +140,21 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   read -r p f < <(plain_counts "$log" $rc)
   record x86_64 native all "libgcrypt ABI (C)" $p $f
   [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
+
+  # Constant time (scripts/ctgrind.sh: valgrind with secrets marked undefined for the
+  # backends valgrind runs, a static taint check of the kernels for x86_64-vaes, controls
+  # that must be reported; docs/constant-time.md) and the C tests under ASan+UBSan and TSan.
+  step "constant time and sanitizers"
+  log="$logdir/ctgrind-native.log"
+  bash scripts/ctgrind.sh native >"$log" 2>&1; rc=$?
+  read -r p f < <(plain_counts "$log" $rc)
+  record x86_64 native all "constant time" $p $f
+  [ $f = 0 ] || grep -E '^FAIL' "$log" | head -10
+  log="$logdir/sanitize.log"
+  bash scripts/sanitize.sh >"$log" 2>&1; rc=$?
+  read -r p f < <(plain_counts "$log" $rc)
+  record x86_64 native "${backends[0]}*" "C: ASan+UBSan, TSan" $p $f
+  [ $f = 0 ] || grep -E '^FAIL' "$log" | head -10
 fi
 
 # ---------------------------------------------------------------- fuzzing (bounded)
@@ -197,6 +214,10 @@ for line in open(sys.argv[1]):
   "$gcc" -O2 -Iinclude -o "$cbin/test_native" c-tests/test_native.c -L"$rel" -lstitchgcm \
     -Wl,-rpath,"$top/$rel" &&
   "$gcc" -O2 -Iinclude -o "$cbin/test_cavp" c-tests/test_cavp.c -L"$rel" -lstitchgcm \
+    -Wl,-rpath,"$top/$rel" &&
+  "$gcc" -O2 -Iinclude -o "$cbin/test_threads" c-tests/test_threads.c -L"$rel" -lstitchgcm \
+    -lpthread -Wl,-rpath,"$top/$rel" &&
+  "$gcc" -O2 -Iinclude -o "$cbin/test_alignment" c-tests/test_alignment.c -L"$rel" -lstitchgcm \
     -Wl,-rpath,"$top/$rel" || { record "$short" - - "C build" 0 1; return; }
   # RFC 4106: against Debian's libcrypto of the target where scripts/deps.sh fetched one
   # (arm64), else the draft's ESP packets only.
@@ -235,7 +256,10 @@ for line in open(sys.argv[1]):
       { env "${env[@]}" "${run[@]}" "$cbin/test_native"; echo "rc=$?"
         env "${env[@]}" "${run[@]}" "$cbin/test_cavp" "$top/.vectors/cavp"; echo "rc=$?"
         env "${env[@]}" "${run[@]}" "$cbin/test_rfc4106" \
-          "$top/tests/data/draft-mcgrew-gcm-test-01-esp.txt"; echo "rc=$?"; } >"$log" 2>&1
+          "$top/tests/data/draft-mcgrew-gcm-test-01-esp.txt"; echo "rc=$?"
+        # Threads (first use raced) and every buffer/context offset 0..15 (strict alignment).
+        env "${env[@]}" "${run[@]}" "$cbin/test_threads"; echo "rc=$?"
+        env "${env[@]}" "${run[@]}" "$cbin/test_alignment"; echo "rc=$?"; } >"$log" 2>&1
       read -r p f < <(plain_counts "$log" 0)
       grep -q 'rc=[1-9]' "$log" && [ "$f" = 0 ] && f=1
       record "$short" "$cpu" "$label" "C ABI (qemu)" $p $f
@@ -274,6 +298,14 @@ whole_call() { # TARGET CPU-COLUMN
 
 if [ -z "$only" ] || [ "$only" = aarch64 ]; then
   cross_suite aarch64-unknown-linux-gnu aarch64-linux-gnu-gcc qemu-aarch64 /usr/aarch64-linux-gnu max cortex-a57
+  # Constant time: Debian's arm64 valgrind under qemu (aarch64-ce, -neon, soft) and the
+  # static taint check of the AArch64 kernels (-eor3, which valgrind cannot run).
+  step "aarch64: constant time (valgrind under qemu + static)"
+  log="$logdir/ctgrind-aarch64.log"
+  bash scripts/ctgrind.sh aarch64 >"$log" 2>&1; rc=$?
+  read -r p f < <(plain_counts "$log" $rc)
+  record aarch64 max all "constant time" $p $f
+  [ $f = 0 ] || grep -E '^FAIL' "$log" | head -10
   # The llvm-mca model as a structure check, not a timing test: every kernel must be found
   # and its loop must hold the AESE/PMULL counts the table expects (scripts/model-arm.sh).
   step "aarch64: model (llvm-mca)"
@@ -304,6 +336,12 @@ if [ -z "$only" ] || [ "$only" = aarch64 ]; then
 fi
 if [ -z "$only" ] || [ "$only" = armv7 ]; then
   cross_suite armv7-unknown-linux-gnueabihf arm-linux-gnueabihf-gcc qemu-arm /usr/arm-linux-gnueabihf cortex-a15 max
+  step "armv7: constant time (valgrind under qemu)"
+  log="$logdir/ctgrind-armv7.log"
+  bash scripts/ctgrind.sh armv7 >"$log" 2>&1; rc=$?
+  read -r p f < <(plain_counts "$log" $rc)
+  record armv7 cortex-a15 all "constant time" $p $f
+  [ $f = 0 ] || grep -E '^FAIL' "$log" | head -10
   # The same structure check for the AArch32 kernels (arm-neon), on the A57 model only: the
   # A9 model is slow on loops of thousands of instructions and adds nothing to the check.
   step "armv7: model (llvm-mca)"

@@ -21,6 +21,7 @@ mod error;
 pub mod ffi;
 pub mod gcm;
 mod secret;
+mod valgrind;
 
 pub use cpu::BackendId;
 pub use error::Error;

@@ -36,5 +36,6 @@ pub(crate) fn ct_eq(a: &[u8], b: &[u8]) -> bool {
         diff |= x ^ y;
     }
     // black_box keeps the compiler from turning the OR-accumulation into an early exit.
-    core::hint::black_box(diff) == 0
+    // The verdict is public (a ctgrind build tells valgrind so: src/valgrind.rs).
+    crate::valgrind::declassify(core::hint::black_box(diff) == 0)
 }

@@ -140,6 +140,9 @@ pub(super) unsafe fn input<'a>(p: *const c_void, len: usize) -> Result<&'a [u8],
 /// `SGCM_MODE_RFC4106` (IPsec ESP: `setkey` takes the AES key of `algo` followed by the
 /// 4-byte salt, `setiv` the 8-byte explicit IV, AAD 8 or 12 bytes, ICVs 8, 12 or 16; see
 /// the RFC 4106 calls below). On failure `*hd` is set to NULL (when `hd` is not NULL).
+/// Checked in this order, the first failure wins: `hd` NULL (`INV_ARG`), unknown `algo` or
+/// `flags` (`CIPHER_ALGO`), `mode` (`INV_CIPHER_MODE`), `STITCHGCM_IMPL` unusable
+/// (`NOT_SUPPORTED`).
 ///
 /// # Safety
 /// `hd` is NULL or valid for writing one pointer.
@@ -203,6 +206,9 @@ pub unsafe extern "C" fn sgcm_cipher_close(h: sgcm_cipher_hd_t) {
 
 /// Sets the key (16/24/32 bytes to match the algorithm; RFC 4106 handles: 20/28/36, the
 /// AES key then the salt; else `SGCM_ERR_INV_KEYLEN`). Ends any message in progress.
+/// Checked in this order: handle (`INV_ARG`; also for a pointer that is not an open handle,
+/// where recognisable), `key` NULL with `keylen` > 0 (`INV_ARG`), `keylen` (`INV_KEYLEN`,
+/// also for 0). A refused call changes nothing: the previous key and message stay.
 ///
 /// # Safety
 /// `h` is an open handle; `key` is readable for `keylen` bytes.
@@ -230,7 +236,8 @@ pub unsafe extern "C" fn sgcm_cipher_setkey(
 
 /// Starts a new message with `iv` (any length from 1 byte; 12 is the fast, standard one;
 /// RFC 4106 handles: exactly 8, else `SGCM_ERR_INV_LENGTH`). On error the handle is left
-/// without an IV.
+/// without an IV. Checked in this order: handle (`INV_ARG`), `iv` NULL with `ivlen` > 0
+/// (`INV_ARG`), no key (`INV_STATE`, even for an empty IV), `ivlen` 0 (`INV_LENGTH`).
 ///
 /// # Safety
 /// `h` is an open handle; `iv` is readable for `ivlen` bytes.
@@ -256,7 +263,10 @@ pub unsafe extern "C" fn sgcm_cipher_setiv(
 /// Adds associated data (any length, any number of calls, before any data). RFC 4106
 /// handles: at most 12 bytes in all (a call past that is `SGCM_ERR_INV_LENGTH` and adds
 /// nothing); the first data, `gettag` and `checktag` refuse with `SGCM_ERR_INV_LENGTH`
-/// unless the total is 8 (SPI‖SN) or 12 (SPI‖ESN), and change nothing then.
+/// unless the total is 8 (SPI‖SN) or 12 (SPI‖ESN), and change nothing then. Checked in this
+/// order: handle (`INV_ARG`), `aad` NULL with `len` > 0 (`INV_ARG`), no key, no IV, after
+/// data or after the tag (`INV_STATE`), the 2^61−1-byte AAD limit (`INV_LENGTH`). A refused
+/// call changes nothing.
 ///
 /// # Safety
 /// `h` is an open handle; `aad` is readable for `len` bytes.
@@ -317,6 +327,10 @@ unsafe fn crypt(
 
 /// Encrypts `inlen` bytes from `in` into `out` (`outsize` ≥ `inlen`). With `in` NULL,
 /// encrypts `outsize` bytes of `out` in place. Calls may split the data anywhere.
+/// Checked in this order: handle (`INV_ARG`), `outsize` < `inlen` (`BUFFER_TOO_SHORT`,
+/// also when `out` is NULL), `out` NULL with a nonzero length (`INV_ARG`), no key
+/// (`MISSING_KEY`), no IV or after the tag (`INV_STATE`), more than 2^36−32 bytes of data
+/// under one IV (`INV_LENGTH`). A refused call writes and consumes nothing.
 ///
 /// # Safety
 /// `h` is an open handle; `out` writable for `outsize` bytes; `in` NULL or readable for
@@ -333,8 +347,8 @@ pub unsafe extern "C" fn sgcm_cipher_encrypt(
     unsafe { crypt(h, Direction::Encrypt, out, outsize, in_, inlen) }
 }
 
-/// Decrypts like `sgcm_cipher_encrypt`. Do not use the plaintext before
-/// `sgcm_cipher_checktag` succeeds (or use `sgcm_open`, which checks first).
+/// Decrypts like `sgcm_cipher_encrypt` (same checks, same order). Do not use the
+/// plaintext before `sgcm_cipher_checktag` succeeds (or use `sgcm_open`, which checks first).
 ///
 /// # Safety
 /// As for `sgcm_cipher_encrypt`.
@@ -352,7 +366,9 @@ pub unsafe extern "C" fn sgcm_cipher_decrypt(
 
 /// Writes the tag: `taglen` of 4, 8 or 12..16 bytes, or more than 16 (then 16 bytes are
 /// written, as libgcrypt does; RFC 4106 handles: an ICV of exactly 8, 12 or 16 bytes).
-/// Ends the message; repeated calls give the same tag.
+/// Ends the message; repeated calls give the same tag. Checked in this order: handle
+/// (`INV_ARG`), `tag` NULL (`INV_ARG`, whatever `taglen`), `taglen` (`INV_LENGTH`; the
+/// message does not end), no key or no IV (`INV_STATE`).
 ///
 /// # Safety
 /// `h` is an open handle; `tag` writable for `min(taglen, 16)` bytes.
@@ -386,7 +402,10 @@ pub unsafe extern "C" fn sgcm_cipher_gettag(
 
 /// Checks a tag of 4, 8 or 12..16 bytes in constant time: 0 if it matches,
 /// `SGCM_ERR_CHECKSUM` if not (also for lengths above 16, as libgcrypt; RFC 4106 handles:
-/// an ICV of 8, 12 or 16 bytes, any other length is `SGCM_ERR_INV_LENGTH`).
+/// an ICV of 8, 12 or 16 bytes, any other length is `SGCM_ERR_INV_LENGTH`). Ends the
+/// message. Checked in this order: handle (`INV_ARG`), `tag` NULL with `taglen` > 0
+/// (`INV_ARG`), `taglen` below 16 and not 4, 8, 12..15 (`INV_LENGTH`, also for 0 with a
+/// NULL `tag`), no key or no IV (`INV_STATE`), then the comparison (`CHECKSUM`).
 ///
 /// # Safety
 /// `h` is an open handle; `tag` readable for `taglen` bytes.

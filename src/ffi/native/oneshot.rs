@@ -61,10 +61,12 @@ pub(in crate::ffi) unsafe fn tag_out<'a>(
 /// from `in` to `out` (`in` NULL or equal to `out`: in place), tag of `taglen` bytes (4, 8,
 /// 12..16). The handle's own message state is neither used nor changed, so several
 /// threads may seal and open on one handle at once as long as none re-keys or closes it.
-/// Errors: `SGCM_ERR_INV_ARG` (NULL handle or pointer), `SGCM_ERR_MISSING_KEY` (no key
-/// set), `SGCM_ERR_INV_LENGTH` (IV, tag or GCM length limits). On an RFC 4106 handle this
-/// is the per-packet ESP call: the 8-byte explicit IV (the handle adds the salt), AAD of
-/// 8 or 12 bytes, an ICV of 8, 12 or 16; any other length is `SGCM_ERR_INV_LENGTH`.
+/// On an RFC 4106 handle this is the per-packet ESP call: the 8-byte explicit IV (the
+/// handle adds the salt), AAD of 8 or 12 bytes, an ICV of 8, 12 or 16; any other length is
+/// `SGCM_ERR_INV_LENGTH`. Checked in this order: handle (`INV_ARG`), `iv` or `aad` NULL
+/// with a nonzero length (`INV_ARG`), `taglen` (`INV_LENGTH`), `tag` NULL, or `out` NULL
+/// with `len` > 0 (`INV_ARG`), no key (`MISSING_KEY`), `ivlen` 0 or `len` over 2^36−32
+/// (`INV_LENGTH`). On an error nothing is written.
 ///
 /// # Safety
 /// `h` is an open handle; every pointer is readable (writable for `out`, `tag`) for its
@@ -102,7 +104,10 @@ pub unsafe extern "C" fn sgcm_aead_seal(
 /// Opens one whole message with the key of an open handle; writes no plaintext unless the
 /// tag verifies (`SGCM_ERR_CHECKSUM` on a mismatch, with `out` untouched). Arguments,
 /// threading and errors as for `sgcm_aead_seal` (RFC 4106 handles likewise), with `tag`
-/// readable.
+/// readable. Checked in this order: handle (`INV_ARG`), `iv`, `aad` or `tag` NULL with a
+/// nonzero length, or `out` NULL with `len` > 0 (`INV_ARG`), no key (`MISSING_KEY`),
+/// `taglen`, `ivlen` 0 or `len` over 2^36−32 (`INV_LENGTH`), the tag (`CHECKSUM`): the tag
+/// length comes after the key here, before it in `sgcm_aead_seal`.
 ///
 /// # Safety
 /// As for `sgcm_aead_seal`.
@@ -138,6 +143,10 @@ pub unsafe extern "C" fn sgcm_aead_open(
 /// One-shot encryption with a raw key: key (16/24/32 bytes selects AES-128/192/256), then
 /// as `sgcm_aead_seal`. The key is expanded for this call only (and wiped): a caller
 /// with many messages under one key should key a handle once and use `sgcm_aead_seal`.
+/// Checked in this order: `key`, `iv` or `aad` NULL with a nonzero length (`INV_ARG`),
+/// `taglen` (`INV_LENGTH`), `tag` NULL, or `out` NULL with `len` > 0 (`INV_ARG`), `keylen`
+/// (`INV_KEYLEN`), `ivlen` 0 or `len` over 2^36−32 (`INV_LENGTH`). On an error nothing is
+/// written.
 ///
 /// # Safety
 /// Every pointer is readable (writable for `out`, `tag`) for its length; `in` and `out`
@@ -173,7 +182,10 @@ pub unsafe extern "C" fn sgcm_seal(
 /// One-shot decryption with a raw key that writes no plaintext unless the tag verifies
 /// (it hashes the ciphertext first and decrypts only after a constant-time tag check).
 /// Returns `SGCM_ERR_CHECKSUM` on a mismatch, with `out` untouched. The key is expanded
-/// for this call only, as in `sgcm_seal`.
+/// for this call only, as in `sgcm_seal`. Checked in this order: `key`, `iv`, `aad` or
+/// `tag` NULL with a nonzero length, or `out` NULL with `len` > 0 (`INV_ARG`), `keylen`
+/// (`INV_KEYLEN`), `taglen`, `ivlen` 0 or `len` over 2^36−32 (`INV_LENGTH`), the tag
+/// (`CHECKSUM`): the key length comes before the tag length here, after it in `sgcm_seal`.
 ///
 /// # Safety
 /// As for `sgcm_seal`, with `tag` readable.

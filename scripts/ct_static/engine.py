@@ -1,0 +1,296 @@
+"""Taint analysis over a disassembled function: the architecture-neutral part.
+
+Each instruction is first decoded (x86.py, a64.py) into an `Insn`: the registers it
+reads and writes, its memory operands, whether it moves vector data into a general
+register, and what kind of control transfer it is. The analysis then runs forward over
+the function's control-flow graph to a fixed point, tracking for every general register
+(and the flags) a set of labels saying where its value may come from:
+
+  S            secret: vector data (every vector register is assumed to hold secrets),
+               memory that is not the stack frame or read-only data (addresses formed
+               PC-relative), an unknown call result;
+  L:aN+OFF     a load from OFF bytes into the N-th pointer argument (argument registers
+               keep their provenance through moves and constant offsets);
+  (none)       public: arguments (pointers and counts: the backend interface passes
+               secrets only by reference), constants, the stack and PC-relative data.
+
+Stack slots written with a labelled value keep the label (flow-insensitively: once a
+slot is labelled it stays so for the whole function). A *sink* is a conditional branch
+on labelled flags or registers, a memory address built from a labelled register, an
+indirect call or jump through one, a division of labelled operands (variable-time on
+most CPUs), or a call to a variable-time library routine (memcmp, bcmp). A sink whose
+labels are all explained in the kernel table (e.g. a key-size field) is an allowed
+exception; any other is a finding.
+
+Functions called directly from analysed functions get the join of their call sites'
+argument labels; the others (entry points and indirect-call targets) start with public
+arguments. Call results are secret unless the callee is analysed (then its return
+labels are used); the analysis iterates over all functions until nothing changes.
+"""
+
+from dataclasses import dataclass, field
+
+SECRET = "S"
+
+
+@dataclass
+class Mem:
+    base: str | None = None  # canonical register name, 'pc' for PC-relative, None
+    index: str | None = None
+    disp: int = 0
+    size: int = 8
+    load: bool = False
+    store: bool = False
+    writeback: bool = False
+
+
+@dataclass
+class Insn:
+    addr: int
+    text: str
+    reads: list = field(default_factory=list)  # general registers read (values flow to writes)
+    writes: list = field(default_factory=list)  # general registers written
+    mems: list = field(default_factory=list)  # memory operands
+    reads_flags: bool = False
+    writes_flags: bool = False
+    flags_only: bool = False  # cmp/test: reads feed the flags only
+    cond: bool = False  # conditional branch (on flags, or on `cond_regs`)
+    cond_regs: list = field(default_factory=list)
+    jump: int | None = None  # direct branch target
+    indirect: bool = False  # jump/call through a register or memory
+    call: int | None = None  # direct call target
+    is_call: bool = False
+    ret: bool = False
+    stop: bool = False  # no fall-through (ret, unconditional jump, trap)
+    vec_to_gpr: bool = False  # vector data lands in `writes` (or the flags)
+    zero_idiom: bool = False  # xor r,r: result public whatever r held
+    const: bool = False  # result is a constant (adrp, mov imm, lea from pc)
+    divide: bool = False
+    vt_call: str | None = None  # call to a variable-time routine (name)
+    gather: bool = False  # memory address from vector lanes
+    unknown: bool = False
+    stack_store_from_vector: int = 0  # bytes of vector data stored to a stack slot
+    push: str | None = None
+    pop: str | None = None
+    keep_prov: bool = False  # writes[0] = reads[0] + constant (pointer provenance kept)
+    const_addr: bool = False  # writes[0] = the address of constant data (lea x(%rip), adrp)
+    targets: list = field(default_factory=list)  # jump-table targets (resolved by the driver)
+    base_update: tuple | None = None  # (register, offset): writeback addressing
+    public_load: str | None = None  # the kernel table explains why this load is public
+    prov_off: int = 0
+
+
+class Arch:
+    """What the engine needs to know about an ABI."""
+
+    args: list  # integer argument registers, in order
+    ret_regs: list
+    caller_saved: list
+    stack_regs: set
+
+
+def label_str(labels):
+    return ",".join(sorted(labels)) if labels else "public"
+
+
+class Function:
+    def __init__(self, name, insns):
+        self.name = name
+        self.insns = insns
+        self.index = {ins.addr: i for i, ins in enumerate(insns)}
+        self.entry = {}  # arg register -> labels (join over direct call sites)
+        self.ret_labels = frozenset()
+        self.sinks = {}  # (addr, kind) -> labels
+        self.transfers = [i.addr for i in insns if i.vec_to_gpr]  # vector -> general moves
+
+
+def analyse(fn, arch, summaries, call_args):
+    """One pass of the fixed point over `fn`. `summaries` maps function address to its
+    return labels; `call_args` collects (callee address -> arg labels) for direct calls."""
+    slots = {}  # (base, disp) -> labels; grows monotonically, then the pass is rerun
+    pushed = frozenset()
+    while True:
+        grew, pushed = _pass(fn, arch, summaries, call_args, slots, pushed)
+        if not grew:
+            return
+
+
+def _pass(fn, arch, summaries, call_args, slots, pushed):
+    n = len(fn.insns)
+    init_regs = {r: fn.entry.get(r, frozenset()) for r in arch.args}
+    init_prov = {r: (f"a{i}", 0) for i, r in enumerate(arch.args)}
+    states = [None] * n
+    states[0] = (init_regs, init_prov, frozenset())
+    pushed_in = pushed
+    slots_grew = False
+    work = [0]
+    fn.sinks = {}
+    ret_labels = frozenset()
+    fn.tail_jumps = []
+
+    def reg(st, r):
+        return st[0].get(r, frozenset())
+
+    def sink(ins, kind, labels):
+        if labels:
+            key = (ins.addr, kind)
+            fn.sinks[key] = fn.sinks.get(key, frozenset()) | labels
+
+    def stack_base(ins, m, prov):
+        return m.base in arch.stack_regs and m.index is None
+
+    while work:
+        i = work.pop()
+        regs, prov, flags = states[i]
+        ins = fn.insns[i]
+        regs = dict(regs)
+        prov = dict(prov)
+        st = (regs, prov, flags)
+        src = frozenset().union(*(reg(st, r) for r in ins.reads)) if ins.reads else frozenset()
+        # Memory operands: address sinks, loads and stores.
+        loaded = frozenset()
+        for m in ins.mems:
+            addr = frozenset()
+            for r in (m.base, m.index):
+                if r and r != "pc":
+                    addr |= reg(st, r)
+            sink(ins, "address", addr)
+            if m.load:
+                if ins.public_load:
+                    pass
+                elif m.base == "pc" and m.index is None:
+                    pass
+                elif stack_base(ins, m, prov):
+                    for (b, d), lab in slots.items():
+                        if b == m.base and d < m.disp + m.size and m.disp < d + 8:
+                            loaded |= lab
+                elif m.base in prov and prov[m.base][0] == "const":
+                    pass  # a table in read-only data (the index is checked above)
+                elif m.base in prov and m.index is None and not addr:
+                    a, off = prov[m.base]
+                    loaded |= {f"L:{a}+{off + m.disp:#x}"}
+                else:
+                    loaded |= {SECRET}
+            if m.store and stack_base(ins, m, prov):
+                val = src if not ins.stack_store_from_vector else frozenset({SECRET})
+                size = max(m.size, ins.stack_store_from_vector)
+                for d in range(m.disp - m.disp % 8, m.disp + size, 8):
+                    key = (m.base, d)
+                    if not val <= slots.get(key, frozenset()):
+                        slots[key] = slots.get(key, frozenset()) | val
+                        slots_grew = True
+        if ins.gather:
+            sink(ins, "address", frozenset({SECRET}))
+        value = src | loaded
+        if ins.vec_to_gpr:
+            value |= {SECRET}
+        if ins.reads_flags and not ins.cond:
+            value |= flags  # cmov, adc, setcc
+        if ins.zero_idiom or ins.const:
+            value = frozenset()
+        # Sinks of control flow and timing.
+        if ins.cond:
+            sink(ins, "branch", (flags if ins.reads_flags else frozenset())
+                 | frozenset().union(*(reg(st, r) for r in ins.cond_regs)))
+        if ins.indirect:
+            sink(ins, "indirect", value)
+        if ins.divide:
+            sink(ins, "division", value)
+        if ins.vt_call:
+            sink(ins, f"call {ins.vt_call}", frozenset({SECRET}))
+        # Effects.
+        if ins.writes_flags:
+            flags = value
+        if ins.push:
+            pushed = pushed | reg(st, ins.push)
+        if ins.is_call:
+            for r in arch.args:
+                if ins.call is not None:
+                    call_args.setdefault(ins.call, {}).setdefault(r, frozenset())
+                    call_args[ins.call][r] |= reg(st, r)
+            result = summaries.get(ins.call, frozenset({SECRET}))
+            for r in arch.caller_saved:
+                regs[r] = frozenset({SECRET})
+                prov.pop(r, None)
+            for r in arch.ret_regs:
+                regs[r] = result
+            flags = frozenset({SECRET})
+        elif not ins.flags_only:
+            for k, r in enumerate(ins.writes):
+                regs[r] = value if r != ins.pop else pushed
+                if ins.const_addr:
+                    prov[r] = ("const", 0)
+                elif ins.keep_prov and k == 0 and ins.reads and ins.reads[0] in prov:
+                    a, off = prov[ins.reads[0]]
+                    prov[r] = (a, off + ins.prov_off)
+                else:
+                    prov.pop(r, None)
+        if ins.base_update:
+            r, off = ins.base_update
+            if r in prov and r not in ins.writes:
+                a, o = prov[r]
+                prov[r] = (a, o + off)
+        if ins.ret:
+            for r in arch.ret_regs:
+                ret_labels |= regs.get(r, frozenset())
+        # Successors.
+        succ = [fn.index[t] for t in ins.targets if t in fn.index]
+        if not (ins.indirect and not ins.is_call):  # an indirect jump leaves (tail call)
+            if ins.jump is not None and ins.jump in fn.index:
+                succ.append(fn.index[ins.jump])
+            if not ins.stop and i + 1 < n:
+                succ.append(i + 1)
+            if ins.jump is not None and ins.jump not in fn.index:
+                fn.tail_jumps.append(ins.addr)  # a direct jump out: a tail call
+        new = (regs, prov, flags)
+        for j in succ:
+            old = states[j]
+            if old is None:
+                states[j] = new
+                work.append(j)
+                continue
+            merged_regs = dict(old[0])
+            changed = False
+            for r, lab in regs.items():
+                if not lab <= merged_regs.get(r, frozenset()):
+                    merged_regs[r] = merged_regs.get(r, frozenset()) | lab
+                    changed = True
+            merged_prov = {r: p for r, p in old[1].items() if prov.get(r) == p}
+            if len(merged_prov) != len(old[1]):
+                changed = True
+            merged_flags = old[2] | flags
+            if merged_flags != old[2]:
+                changed = True
+            if changed:
+                states[j] = (merged_regs, merged_prov, merged_flags)
+                work.append(j)
+    fn.ret_labels = ret_labels
+    fn.unknown = [ins for ins in fn.insns if ins.unknown]
+    # Code no path reaches (e.g. the targets of a jump table) was not analysed: it is
+    # reported, so nothing escapes the check silently. Padding after the end is fine.
+    fn.unreached = [ins for k, ins in enumerate(fn.insns)
+                    if states[k] is None and not ins.text.startswith(("int3", "nop", "udf", "ud2"))]
+    return slots_grew or pushed != pushed_in, pushed
+
+
+def run(functions, arch, rounds=20):
+    """Fixed point over all functions (entry labels and return summaries)."""
+    by_addr = {f.insns[0].addr: f for f in functions if f.insns}
+    summaries = {}
+    for _ in range(rounds):
+        call_args = {}
+        for f in functions:
+            if f.insns:
+                analyse(f, arch, summaries, call_args)
+        changed = False
+        for a, f in by_addr.items():
+            if summaries.get(a) != f.ret_labels:
+                summaries[a] = f.ret_labels
+                changed = True
+            ent = call_args.get(a, {})
+            if ent != f.entry:
+                f.entry = ent
+                changed = True
+        if not changed:
+            return True
+    return False

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Constant-time checks of every backend (method and argument: docs/constant-time.md).
+#
+#   native    valgrind memcheck over c-tests/test_ctgrind.c (secrets marked undefined, the
+#             library built with the cargo feature ct-validation) for each backend valgrind
+#             can run here (soft, x86_64-aesni: valgrind hides VAES from CPUID); the static
+#             taint check (scripts/ct-static.py) of the x86_64 kernels (x86_64-vaes, with
+#             aesni and soft as a second opinion) and its self-test.
+#   aarch64   Debian's arm64 valgrind under qemu-aarch64 -cpu max (.deps/valgrind-arm64,
+#             scripts/deps.sh) for each backend it can run (aarch64-ce, aarch64-neon, soft:
+#             valgrind 3.19 has no SHA3, so it hides aarch64-ce-eor3), and the static check
+#             of the AArch64 kernels (aarch64-ce covers the -eor3 loops).
+#   armv7     Debian's armhf valgrind under qemu-arm -cpu cortex-a15 (arm-neon, soft).
+#
+# Every mode also proves the check can fail: the harness's deliberately leaky function
+# (--leak) must be reported, and the library built WITHOUT ct-validation must be reported
+# at its comparison verdicts. Prints one line per run and "N passed, M failed".
+# usage: scripts/ctgrind.sh native|aarch64|armv7
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+mode=${1:?usage: scripts/ctgrind.sh native|aarch64|armv7}
+work=$top/target/ctgrind/$mode
+mkdir -p "$work/inc"
+ln -sfn /usr/include/valgrind "$work/inc/valgrind"
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok: $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+finish() { echo "$pass passed, $fail failed"; [ $fail = 0 ]; exit; }
+
+case $mode in
+native)
+  triple="" cc=gcc run=() vg=(valgrind) origins=yes
+  ctlib=$top/target/ctgrind/release plainlib=$top/target/release
+  build_ct() { cargo build --release --lib --example backends -q --features ct-validation --target-dir target/ctgrind; }
+  build_plain() { cargo build --release --lib -q; }
+  ;;
+aarch64 | armv7)
+  if [ $mode = aarch64 ]; then
+    triple=aarch64-unknown-linux-gnu cc=aarch64-linux-gnu-gcc q=qemu-aarch64 cpu=max
+    sys=$top/.deps/valgrind-arm64 tool=memcheck-arm64-linux
+  else
+    triple=armv7-unknown-linux-gnueabihf cc=arm-linux-gnueabihf-gcc q=qemu-arm cpu=cortex-a15
+    sys=$top/.deps/valgrind-armhf tool=memcheck-arm-linux
+  fi
+  [ -x "$sys/usr/libexec/valgrind/$tool" ] || { bad "no $sys (run scripts/deps.sh)"; finish; }
+  run=("$q" -L "$sys" -cpu "$cpu") origins=no
+  export VALGRIND_LIB=$sys/usr/libexec/valgrind VALGRIND_LAUNCHER=$sys/usr/bin/valgrind
+  vg=("${run[@]}" "$sys/usr/libexec/valgrind/$tool")
+  ctlib=$top/target/debian-ct/$triple/release plainlib=$top/target/debian/$triple/release
+  build_ct() { RUSTC=/usr/bin/rustc CARGO_TARGET_DIR=target/debian-ct cargo build --release -q \
+                 --target $triple --lib --example backends --features ct-validation; }
+  build_plain() { RUSTC=/usr/bin/rustc CARGO_TARGET_DIR=target/debian cargo build --release -q \
+                    --target $triple --lib; }
+  ;;
+*) echo "unknown mode $mode" >&2; exit 2 ;;
+esac
+
+build_ct && build_plain || { bad "cargo build"; finish; }
+for d in "$ctlib" "$plainlib"; do ln -sf libstitchgcm.so "$d/libstitchgcm.so.0"; done
+"$cc" -O2 -g -std=c11 -Wall -Wextra -Iinclude -I"$work/inc" -o "$work/test_ctgrind" \
+  c-tests/test_ctgrind.c -L"$ctlib" -lstitchgcm -ldl -Wl,-rpath,"$ctlib" ||
+  { bad "C build"; finish; }
+
+# memcheck LOG ENVVARS... -- ARGS: runs the harness under valgrind; prints the error count.
+# Origins (where an undefined value came from) cost a quarter more time under qemu: there
+# they are only tracked when a run is repeated to explain its failure (ORIGINS=yes).
+memcheck() {
+  local log=$1; shift
+  local envs=()
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
+  env "${envs[@]}" "${vg[@]}" --track-origins="${ORIGINS:-$origins}" --read-inline-info=yes \
+    --num-callers=30 --suppressions=c-tests/ctgrind.supp "$work/test_ctgrind" "$@" >"$log" 2>&1
+  echo "rc=$?" >>"$log"
+  sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$log" | tail -n1
+}
+
+# The backends this build and CPU offer, with and without valgrind in between.
+mapfile -t all < <("${run[@]}" "$ctlib/examples/backends")
+mapfile -t under < <("${vg[@]}" -q "$ctlib/examples/backends" 2>/dev/null)
+echo "backends: ${all[*]}; under valgrind: ${under[*]}"
+[ ${#under[@]} -gt 0 ] || { bad "valgrind runs nothing here"; finish; }
+for b in "${under[@]}"; do
+  log=$work/$b.log
+  n=$(memcheck "$log" STITCHGCM_IMPL="$b" -- )
+  summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
+  if [ "$n" = 0 ] && grep -q 'rc=0' "$log" && [[ $summary == *" 0 failed" ]]; then
+    ok "ctgrind $mode $b: 0 errors ($summary; $(grep -o '[0-9]* messages' "$log"))"
+  else
+    bad "ctgrind $mode $b: ${n:-?} errors ($summary), see $log"
+    [ $origins = yes ] || ORIGINS=yes memcheck "$log" STITCHGCM_IMPL="$b" -- >/dev/null
+    grep -A12 -E '(Conditional jump|Use of uninitialised)' "$log" | head -40
+  fi
+done
+for b in "${all[@]}"; do
+  printf '%s\n' "${under[@]}" | grep -qx "$b" ||
+    echo "not runnable under valgrind: $b (static check below)"
+done
+
+# The check can fail: a leaky function in the harness, and the library's own comparison
+# verdicts when nothing declassifies them.
+n=$(memcheck "$work/leak.log" -- --leak)
+if [ "${n:-0}" -ge 2 ]; then ok "control: the leaky function is reported ($n errors)"
+else bad "control: the leaky function was NOT reported (${n:-?} errors), see $work/leak.log"; fi
+n=$(memcheck "$work/plain.log" LD_LIBRARY_PATH="$plainlib" STITCHGCM_IMPL="${under[0]}" -- --quick)
+if [ "${n:-0}" -gt 0 ] && grep -qE '(at|by) 0x[0-9A-F]+: stitchgcm::' "$work/plain.log"; then
+  ok "control: without ct-validation the verdict branches inside the library are reported ($n errors)"
+else bad "control: the library without ct-validation was NOT reported (${n:-?} errors), see $work/plain.log"; fi
+
+# Static taint check of the kernels (all backends of this architecture in the table).
+case $mode in
+native) arch=x86_64 ;;
+aarch64) arch=aarch64 ;;
+*) arch="" ;;
+esac
+if [ -n "$arch" ]; then
+  out=$(python3 scripts/ct-static.py --lib "$plainlib/libstitchgcm.so" --arch $arch)
+  echo "$out" | grep -v '^[0-9]* passed'
+  p=$(echo "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+  f=$(echo "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+  pass=$((pass + ${p:-0})); fail=$((fail + ${f:-1}))
+fi
+if [ $mode = native ]; then
+  if python3 scripts/ct-static.py --selftest >"$work/static-selftest.log" 2>&1; then
+    ok "control: ct-static flags its leaky functions on x86_64 and aarch64"
+  else bad "control: ct-static --selftest, see $work/static-selftest.log"; fi
+fi
+finish

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The C tests built with sanitizers (gcc) and linked against the release libstitchgcm:
+#   - AddressSanitizer + UndefinedBehaviorSanitizer (-fno-sanitize-recover: the first report
+#     fails the run; LeakSanitizer on) for every C test in the table below, the libgcrypt
+#     interposer's tests (preloaded) and the pkg-config consumer;
+#   - ThreadSanitizer for the threaded test (c-tests/test_threads.c).
+# The library itself is Rust and not instrumented; the sanitizers check the C side of every
+# call (buffers, lifetimes, UB in the callers, races between the test's threads) with the
+# real library in between. The pkg-config consumer is built from an install into a
+# temporary prefix (c-tests/test_pkgconfig.sh, needs the meson build dir `build`).
+#
+# usage: scripts/sanitize.sh     prints one line per run and "N passed, M failed"
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+work=$top/target/sanitize
+mkdir -p "$work/inc"
+ln -sfn /usr/include/valgrind "$work/inc/valgrind"
+lib=$top/target/release
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok: $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+cargo build --release --lib -q || { bad "cargo build"; echo "$pass passed, $fail failed"; exit 1; }
+ln -sf libstitchgcm.so "$lib/libstitchgcm.so.0"
+
+# name | source | extra flags | arguments  (a test that needs a library not installed here is
+# reported, not skipped silently: nettle-dev is in scripts/deps.sh)
+tests=(
+  "native|c-tests/test_native.c||"
+  "cavp|c-tests/test_cavp.c||$top/.vectors/cavp"
+  "nettle (relinked)|c-tests/test_nettle.c|$(pkg-config --cflags --libs nettle 2>/dev/null)|--quick"
+  "threads|c-tests/test_threads.c|-lpthread|16 20"
+  "alignment|c-tests/test_alignment.c||"
+  "ctgrind harness (no valgrind)|c-tests/test_ctgrind.c|-I$work/inc -ldl|--quick"
+)
+asan=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+for t in "${tests[@]}"; do
+  IFS='|' read -r name src extra args <<<"$t"
+  exe=$work/$(basename "$src" .c)-asan log=$work/$(basename "$src" .c)-asan.log
+  # shellcheck disable=SC2086
+  if ! gcc -std=gnu11 "${asan[@]}" -Iinclude -Ic-tests -o "$exe" "$src" -L"$lib" -lstitchgcm \
+       -Wl,-rpath,"$lib" $extra >"$log" 2>&1; then
+    bad "$name: build with ASan+UBSan"; tail -5 "$log"; continue
+  fi
+  # shellcheck disable=SC2086
+  "$exe" $args >>"$log" 2>&1; rc=$?
+  if [ $rc = 0 ] && ! grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$log"; then
+    ok "$name: ASan+UBSan ($(grep -Eo '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1))"
+  else
+    bad "$name: ASan+UBSan (rc $rc), see $log"; grep -E -A8 'ERROR: |runtime error:|^FAIL' "$log" | head -20
+  fi
+done
+
+# The libgcrypt interposer's tests (scripts/test-gcrypt.sh runs them unsanitized against
+# libgcrypt's transcripts): built against the system libgcrypt with the sanitizers and run
+# with LD_PRELOAD=libstitchgcm-gcrypt.so (the preloaded library comes before libasan, which
+# ASan accepts with verify_asan_link_order=0; handle_segv=0 leaves the crash that one check
+# expects from the real libgcrypt a crash).
+so=$top/target/release/libstitchgcm-gcrypt.so
+if scripts/build-gcrypt-preload.sh "$top/target" "$so" >"$work/gcrypt-build.log" 2>&1; then
+  ginc=$(pkg-config --cflags libgcrypt) glibs=$(pkg-config --libs libgcrypt)
+  for t in "transcript|c-tests/test_gcrypt.c c-tests/test_gcrypt_misuse.c" \
+           "interposer only|c-tests/test_gcrypt_preload.c"; do
+    name=${t%%|*} srcs=${t#*|} exe=$work/gcrypt-${name// /-} log=$work/gcrypt-${name// /-}.log
+    # shellcheck disable=SC2086
+    if gcc -std=gnu11 "${asan[@]}" -Ic-tests $ginc -o "$exe" $srcs $glibs -ldl >"$log" 2>&1 &&
+       ASAN_OPTIONS=$ASAN_OPTIONS:verify_asan_link_order=0:handle_segv=0 LD_PRELOAD=$so "$exe" >>"$log" 2>&1 &&
+       grep -qE '^[0-9]+ passed, 0 failed' "$log" &&
+       ! grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$log"; then
+      ok "libgcrypt interposer, $name: ASan+UBSan ($(grep -Eo '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1))"
+    else bad "libgcrypt interposer, $name: ASan+UBSan, see $log"; grep -E -A8 'ERROR: |runtime error:|^FAIL' "$log" | head -20; fi
+  done
+else bad "libgcrypt interposer: build, see $work/gcrypt-build.log"; fi
+
+# The pkg-config consumer, shared and static, from an install of the meson build.
+if [ -d build/meson-private ]; then
+  log=$work/pkgconfig-asan.log
+  if CC="cc ${asan[*]}" bash c-tests/test_pkgconfig.sh build c-tests/pkgconfig_consumer.c >"$log" 2>&1 &&
+     ! grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$log"; then
+    ok "pkg-config consumer: ASan+UBSan ($(tail -n1 "$log"))"
+  else bad "pkg-config consumer: ASan+UBSan, see $log"; tail -10 "$log"; fi
+else
+  bad "pkg-config consumer: no meson build dir (run meson setup build)"
+fi
+
+# ThreadSanitizer: the threaded test, more threads than cores, first use raced.
+exe=$work/test_threads-tsan log=$work/test_threads-tsan.log
+if gcc -std=gnu11 -O1 -g -fsanitize=thread -Iinclude -Ic-tests -o "$exe" c-tests/test_threads.c \
+     -L"$lib" -lstitchgcm -lpthread -Wl,-rpath,"$lib" >"$log" 2>&1; then
+  TSAN_OPTIONS=halt_on_error=1:exitcode=99 "$exe" 24 20 >>"$log" 2>&1; rc=$?
+  if [ $rc = 0 ] && ! grep -q 'WARNING: ThreadSanitizer' "$log"; then
+    ok "threads: TSan ($(grep -E '^threads:' "$log"))"
+  else bad "threads: TSan (rc $rc), see $log"; grep -A12 'WARNING: ThreadSanitizer' "$log" | head -20; fi
+else bad "threads: build with TSan"; tail -5 "$log"; fi
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
