@@ -14,7 +14,7 @@
 //! constant time.
 
 use super::core::{BlockKey, Core};
-use super::{inc32, tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
+use super::{tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
 use crate::backend::partial::{load_partial, store_block};
 use crate::error::Error;
 use crate::secret::{ct_eq, wipe_bytes};
@@ -54,6 +54,8 @@ pub struct Message {
     /// `tag` holds the tag of the message as if it ended after its data so far (the
     /// one-pass path of a short first data call); more data discards it.
     provisional: bool,
+    /// `set_counter` moved the counter off inc32(J0) (the one-pass path counts from J0).
+    counter_moved: bool,
 }
 
 impl Message {
@@ -78,6 +80,7 @@ impl Message {
             phase: Phase::Idle,
             mask_ready: false,
             provisional: false,
+            counter_moved: false,
         }
     }
 
@@ -93,6 +96,7 @@ impl Message {
         self.open_len = 0;
         self.mask_ready = false;
         self.provisional = false;
+        self.counter_moved = false;
         self.phase = Phase::Aad;
         Ok(())
     }
@@ -148,6 +152,7 @@ impl Message {
             return Err(Error::InvalidState);
         }
         self.core.ctr = *ctr;
+        self.counter_moved = true;
         Ok(())
     }
 
@@ -288,11 +293,11 @@ impl Message {
             let aad = self.held_len as usize;
             let end = aad.next_multiple_of(BLOCK) + len.next_multiple_of(BLOCK);
             // (Not after `before_rekey`, whose mask is the old key's, nor after
-            // `set_counter`: the one pass counts from J0.)
-            let mut first = self.core.j0;
-            inc32(&mut first);
+            // `set_counter`: the one pass counts from J0. Both are flags, set by the call
+            // order: comparing counter blocks would branch on J0, which for IVs other than
+            // 96 bits is derived from the key.)
             let whole_message =
-                self.core.aad_len == aad as u64 && !self.mask_ready && self.core.ctr == first;
+                self.core.aad_len == aad as u64 && !self.mask_ready && !self.counter_moved;
             if whole_message && end + BLOCK <= HOLD && key.fits_short(aad, len) {
                 // SAFETY: forwarded from the caller.
                 unsafe { self.first_data_short(key, dir, src, dst, len) };
