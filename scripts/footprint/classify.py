@@ -166,7 +166,7 @@ def analyse(row, out, trace_path, regions_path):
         k, keybits, size = int(call[1]), int(call[3]), int(call[6])
         reg, tr = wins[k], trace[k]
         c = Cell()
-        c.row, c.keybits, c.size, c.tag, c.insns = row, keybits, size, call[7], tr['insns']
+        c.row, c.keybits, c.size, c.tag, c.insns, c.problems = row, keybits, size, call[7], tr['insns'], []
         c.code, c.code_bytes = count_code(tr['code'], maps, libs)
         c.code_raw, c.maps = tr['code'], maps
         c.data, c.data_bytes, c.notes = count_data(row, tr['data'], reg, maps, probe, tls, keybits // 8,
@@ -368,30 +368,36 @@ def check_buffers(c, data, reg):
         if name in ('iv', 'aad', 'in'):
             got = len(rd & set(range(a, a + n)))
             if got != n:
-                c.notes.append(f'read {got} of the {n} bytes of {name}')
+                c.problems.append(f'read {got} of the {n} bytes of {name}')
         elif name in ('out', 'tag'):
             got = len(wr & set(range(a, a + n)))
             if got != n:
-                c.notes.append(f'wrote {got} of the {n} bytes of {name}')
+                c.problems.append(f'wrote {got} of the {n} bytes of {name}')
 
 
 def fmt(lines, nbytes):
     return f'{len(lines)} ({nbytes})' if lines else '-'
 
 
-def report(cells, detail):
+def label_of(c):
+    return c.row['id'] if c.row['backend'] == '-' else f'{c.row["backend"]} {c.row["id"]}'
+
+
+def report(cells, detail, target_name):
+    """Prints one table per target, key and size; returns the problems found (tags that
+    differ between implementations, buffers not read or written whole)."""
+    problems = []
     groups = {}
     for c in cells:
         groups.setdefault((c.row['target'], c.keybits, c.size), []).append(c)
     for (target, kb, size), cs in sorted(groups.items()):
-        print(f'\n{target}, AES-{kb}, 12-byte IV, 13-byte AAD, {size}-byte message, encrypt + tag: '
+        print(f'\n{target_name[target]}, AES-{kb}, 12-byte IV, 13-byte AAD, {size}-byte message, encrypt + tag: '
               'distinct 64-byte lines (bytes) touched by one warm call')
         hdr = ['row', 'insns'] + [f'code {g}' for g in CODE] + ['code total'] + \
             [f'{k}' for k in CLASSES] + ['data total']
         body = []
         for c in cs:
-            label = c.row['id'] if c.row['impl'].split('/')[0] not in ('stitchgcm',) and \
-                not c.row['id'].endswith('-abi') else f'{c.row["backend"]} {c.row["id"]}'
+            label = label_of(c)
             code_all = set().union(*c.code.values())
             data_all = set().union(*c.data.values())
             body.append([label, str(c.insns)] + [fmt(c.code[g], c.code_bytes[g]) for g in CODE] +
@@ -405,11 +411,13 @@ def report(cells, detail):
             print('| ' + ' | '.join(v.rjust(w[i]) if i else v.ljust(w[i]) for i, v in enumerate(r)) + ' |')
         tags = {c.tag for c in cs}
         if len(tags) != 1:
-            print(f'# FAIL: the tags differ: {sorted(tags)}')
+            problems.append(f'{target} AES-{kb} {size} B: the tags differ: {sorted(tags)}')
+        problems += [f'{label_of(c)} {size} B: {p}' for c in cs for p in c.problems]
         for c in cs:
             for n in c.notes if detail else [n for n in c.notes if not n.startswith(('Key at', 'detail:'))]:
-                print(f'#   {c.row["id"]} ({c.row["backend"]}): {n}')
+                print(f'#   {label_of(c)}: {n}')
             if detail:
-                print(f'#   {c.row["id"]} ({c.row["backend"]}): code by function, bytes executed / lines:')
+                print(f'#   {label_of(c)}: code by function, bytes executed / lines:')
                 for nbytes, nlines, obj, fn in functions(c.code_raw, c.maps):
                     print(f'#     {nbytes:6d} B {nlines:3d} lines  {obj}: {fn}')
+    return problems

@@ -34,21 +34,26 @@ _spec.loader.exec_module(wc)
 # Rows: id, target, label the benchmark registers, driver entry, what the row's code and
 # context are (classify.KINDS), environment. STITCHGCM_IMPL forces the backend where the
 # label does not (the nettle and libgcrypt front-ends pick the library's choice).
-ROWS = [
-    # id              target impl                    entry       kind         env
-    ('handle',        'x64', 'stitchgcm/{b}',        'seal',       'stitchgcm', []),
-    ('aead_seal',     'x64', 'stitchgcm/{b}',        'seal_keyed', 'stitchgcm', []),
-    ('sgcm_seal',     'x64', 'stitchgcm/{b}',        'sgcm_seal',  'rawkey',    []),
-    ('nettle-abi',    'x64', 'nettle->stitchgcm',    'gnutls',     'nettle-abi', ['LD_PRELOAD={lib}']),
-    ('gcrypt-abi',    'x64', 'libgcrypt->stitchgcm', 'seal',       'interposer', []),
-    ('nettle',        'x64', 'nettle',               'gnutls',     'nettle',    []),
-    ('libgcrypt',     'x64', 'libgcrypt',            'seal',       'libgcrypt', []),
-    ('openssl',       'x64', 'openssl',              'seal',       'openssl',   []),
+# Rows: id, label the benchmark registers, driver entry, what the row's code and context are
+# (classify.KINDS), environment. The stitchgcm rows run for each backend, forced with
+# STITCHGCM_IMPL (the nettle and libgcrypt front-ends take the library's choice); the peers
+# once per target.
+STITCHGCM_ROWS = [
+    # id              impl                    entry         kind          env
+    ('handle',        'stitchgcm/{b}',        'seal',       'stitchgcm',  []),
+    ('aead_seal',     'stitchgcm/{b}',        'seal_keyed', 'stitchgcm',  []),
+    ('sgcm_seal',     'stitchgcm/{b}',        'sgcm_seal',  'rawkey',     []),
+    ('nettle-abi',    'nettle->stitchgcm',    'gnutls',     'nettle-abi', ['LD_PRELOAD={lib}']),
+    ('gcrypt-abi',    'libgcrypt->stitchgcm', 'seal',       'interposer', []),
+]
+PEER_ROWS = [
+    ('nettle',        'nettle',               'gnutls',     'nettle',     []),
+    ('libgcrypt',     'libgcrypt',            'seal',       'libgcrypt',  []),
+    ('openssl',       'openssl',              'seal',       'openssl',    []),
 ]
 BACKENDS = {'x64': ['x86_64-aesni', 'soft'], 'a64': ['aarch64-ce', 'aarch64-neon']}
 QEMU_CPU = {'x64': 'max', 'a64': 'neoverse-n1'}
-# stitchgcm's rows of each backend; the peers once per target (the first backend's table)
-STITCHGCM_ROWS = ('handle', 'aead_seal', 'sgcm_seal', 'nettle-abi', 'gcrypt-abi')
+TARGET_NAME = {'x64': 'x86_64 (qemu-x86_64 -cpu max)', 'a64': 'aarch64 (qemu-aarch64 -cpu neoverse-n1)'}
 
 
 def die(msg):
@@ -59,15 +64,12 @@ def die(msg):
 def plan(targets, backends, only):
     out = []
     for target in targets:
-        for bi, b in enumerate(backends.get(target) or BACKENDS[target]):
-            for rid, _, impl, entry, kind, env in ROWS:
-                if rid not in STITCHGCM_ROWS and bi > 0:
-                    continue
-                if only and rid not in only:
-                    continue
-                out.append(dict(id=rid, target=target, backend=b, impl=impl.format(b=b), entry=entry, kind=kind,
-                                env=env + ([f'STITCHGCM_IMPL={b}'] if rid in STITCHGCM_ROWS else [])))
-    return out
+        for b in backends.get(target) or BACKENDS[target]:
+            out += [dict(id=rid, target=target, backend=b, impl=impl.format(b=b), entry=entry, kind=kind,
+                         env=env + [f'STITCHGCM_IMPL={b}']) for rid, impl, entry, kind, env in STITCHGCM_ROWS]
+        out += [dict(id=rid, target=target, backend='-', impl=impl, entry=entry, kind=kind, env=env)
+                for rid, impl, entry, kind, env in PEER_ROWS]
+    return [r for r in out if not only or r['id'] in only]
 
 
 def run(build, plugin, row, sizes, keys, work):
@@ -133,7 +135,7 @@ def main():
             cells += classify.analyse(row, out, trace, regions)
         except classify.Problem as e:
             problems.append(f'{row["id"]} ({row["backend"]}): {e}')
-    classify.report(cells, args.detail)
+    problems += classify.report(cells, args.detail, TARGET_NAME)
     for p in problems:
         print(f'# FAIL: {p}')
     return 1 if problems else 0
