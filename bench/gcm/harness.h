@@ -102,6 +102,7 @@ void message_sweep(run_fn run, void *ctx, uint8_t *buf, const size_t *sizes, siz
 void cold_sweep(run_fn run, void *ctx, uint8_t *buf, const size_t *sizes, size_t n, int reps,
                 double *ns);
 const char *cold_description(void);
+int cold_repetitions(void); /* timings per figure */
 
 /* clock.c */
 struct clocked {

@@ -95,9 +95,13 @@ static int rowset_printed(size_t set) {
 static void print_rowset_table(size_t set) {
   const struct rowset *rs = &rowsets[set];
   int w = label_width() + 1;
-  printf("\n%s;\ncycles per operation (cycles per byte in brackets), median of %d timings\n",
-         rs->heading, rs->cold ? 2 * opt.repetitions : opt.repetitions);
-  if (rs->cold) printf("%s\n", cold_description());
+  if (rs->cold)
+    printf("\n%s;\ncycles per operation (cycles per byte in brackets), interquartile mean of %d "
+           "timings\n%s\n",
+           rs->heading, cold_repetitions(), cold_description());
+  else
+    printf("\n%s;\ncycles per operation (cycles per byte in brackets), median of %d timings\n",
+           rs->heading, opt.repetitions);
   for (int a = 0; a < NALGO; a++) {
     if (!((rs->algos & opt.algos) >> a & 1)) continue;
     printf("\n%3zu bit key  |", key_bits(rs, a));
