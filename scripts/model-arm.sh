@@ -117,8 +117,11 @@ libgcrypt       a64    libgcrypt              seal      128,256 16,64,256,1420,8
 libgcrypt-pre   a64    libgcrypt->stitchgcm   seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -  # libgcrypt's calls, into the interposer
 openssl         a64    openssl                seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
 arm-neon        a32    stitchgcm/arm-neon     seal      128,256 16,64,256,1420,8192 12 13  vmull,vtbl,!aese -
+# an ESP frame (1420 B, 8-byte AAD): RFC 4106's per-packet call (key bits include the 4-byte
+# salt), and the same packet as plain GCM (12-byte nonce) through the keyed one-shot
+esp-rfc4106     a64    stitchgcm/aarch64-ce   seal_rfc4106 160,224,288 1420        8  8   aese,pmull       -
+esp-gcm         a64    stitchgcm/aarch64-ce   seal_keyed   128,192,256 1420        12 8   aese,pmull       -
 # rows to come, one line each once the call exists (the driver reports a NULL slot as unavailable):
-#   esp-rfc4106     a64  stitchgcm/aarch64-ce   seal_rfc4106 160     1420                8  8  aese,pmull -  # key bits include the 4-byte salt
 #   nettle-a32      a32  nettle                 seal         128,256 16,64,256,1420,8192 12 13 -     -     # needs Debian's armhf peers in .deps/armhf
 TABLE
 )

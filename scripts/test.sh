@@ -198,6 +198,15 @@ for line in open(sys.argv[1]):
     -Wl,-rpath,"$top/$rel" &&
   "$gcc" -O2 -Iinclude -o "$cbin/test_cavp" c-tests/test_cavp.c -L"$rel" -lstitchgcm \
     -Wl,-rpath,"$top/$rel" || { record "$short" - - "C build" 0 1; return; }
+  # RFC 4106: against Debian's libcrypto of the target where scripts/deps.sh fetched one
+  # (arm64), else the draft's ESP packets only.
+  local rfc=() crypto=$top/.deps/arm64/usr/lib/aarch64-linux-gnu
+  if [ "$short" = aarch64 ] && [ -e "$crypto/libcrypto.so" ]; then
+    rfc=(-DHAVE_LIBCRYPTO -I.deps/arm64/usr/include -I.deps/arm64/usr/include/aarch64-linux-gnu
+         -L"$crypto" -lcrypto -Wl,-rpath,"$crypto")
+  fi
+  "$gcc" -O2 -Iinclude -o "$cbin/test_rfc4106" c-tests/test_rfc4106.c -L"$rel" -lstitchgcm \
+    "${rfc[@]}" -Wl,-rpath,"$top/$rel" || { record "$short" - - "C build" 0 1; return; }
   # The cdylib's soname is libstitchgcm.so.0: make it findable next to the .so.
   ln -sf libstitchgcm.so "$rel/libstitchgcm.so.0"
 
@@ -224,7 +233,9 @@ for line in open(sys.argv[1]):
       [ $f = 0 ] || grep -E 'FAILED|panicked|failures:' "$log" | head -20
       log="$logdir/$short-$cpu-$b-c.log"
       { env "${env[@]}" "${run[@]}" "$cbin/test_native"; echo "rc=$?"
-        env "${env[@]}" "${run[@]}" "$cbin/test_cavp" "$top/.vectors/cavp"; echo "rc=$?"; } >"$log" 2>&1
+        env "${env[@]}" "${run[@]}" "$cbin/test_cavp" "$top/.vectors/cavp"; echo "rc=$?"
+        env "${env[@]}" "${run[@]}" "$cbin/test_rfc4106" \
+          "$top/tests/data/draft-mcgrew-gcm-test-01-esp.txt"; echo "rc=$?"; } >"$log" 2>&1
       read -r p f < <(plain_counts "$log" 0)
       grep -q 'rc=[1-9]' "$log" && [ "$f" = 0 ] && f=1
       record "$short" "$cpu" "$label" "C ABI (qemu)" $p $f

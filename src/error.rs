@@ -18,7 +18,8 @@ pub enum Error {
     /// GPG_ERR_NOT_SUPPORTED: the implementation forced by `STITCHGCM_IMPL` is unknown or
     /// cannot run on this CPU.
     NotSupported = 60,
-    /// GPG_ERR_INV_CIPHER_MODE: the mode is not GCM (or RFC 4106 where supported).
+    /// GPG_ERR_INV_CIPHER_MODE: the mode is not GCM or RFC 4106, or the call does not
+    /// exist for the handle's mode.
     InvalidMode = 71,
     /// GPG_ERR_INV_LENGTH: IV or tag length not allowed, or a GCM length limit exceeded.
     InvalidLength = 139,
@@ -26,6 +27,8 @@ pub enum Error {
     InvalidState = 156,
     /// GPG_ERR_MISSING_KEY: data operation before a key was set.
     MissingKey = 181,
+    /// GPG_ERR_LIMIT_REACHED: an IV generator has handed out every value it has.
+    LimitReached = 183,
     /// GPG_ERR_BUFFER_TOO_SHORT: the output buffer is shorter than the input.
     BufferTooShort = 200,
 }
@@ -49,6 +52,7 @@ impl Error {
             Error::InvalidLength => "Invalid length\0",
             Error::InvalidState => "Invalid state (call out of order or no IV set)\0",
             Error::MissingKey => "Missing key\0",
+            Error::LimitReached => "Limit reached (IV generator exhausted)\0",
             Error::BufferTooShort => "Buffer too short\0",
         }
     }
@@ -58,7 +62,7 @@ impl Error {
         &m[..m.len() - 1]
     }
 
-    pub(crate) const ALL: [Error; 10] = [
+    pub(crate) const ALL: [Error; 11] = [
         Error::TagMismatch,
         Error::CipherAlgo,
         Error::InvalidKeyLength,
@@ -68,6 +72,7 @@ impl Error {
         Error::InvalidLength,
         Error::InvalidState,
         Error::MissingKey,
+        Error::LimitReached,
         Error::BufferTooShort,
     ];
 }

@@ -24,4 +24,4 @@ mod secret;
 
 pub use cpu::BackendId;
 pub use error::Error;
-pub use gcm::{open, seal, Key, Message};
+pub use gcm::{open, seal, IvCounter, Key, Message, Rfc4106Key, Rfc4106Message};

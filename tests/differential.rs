@@ -18,43 +18,16 @@
 
 mod common;
 
+use common::seeded::*;
 use common::*;
 use stitchgcm::ffi::native::{SGCM_ERR_CHECKSUM, SGCM_ERR_NO_ERROR};
 use stitchgcm::{cpu, open, seal, BackendId, Error, Key, Message};
 
-const DEFAULT_SEED: u64 = 0x5717_c46c_2024_0001;
 const DEFAULT_CASES: usize = 3000;
 const MAX_LEN: usize = 1100;
-/// Room around every output region for canary bytes.
-const SLACK: usize = 48;
-
-fn env_u64(name: &str) -> Option<u64> {
-    let v = std::env::var(name).ok()?;
-    let v = v.trim();
-    let parsed = match v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
-        Some(h) => u64::from_str_radix(h, 16),
-        None => v.parse(),
-    };
-    Some(parsed.unwrap_or_else(|e| panic!("bad {name}={v:?}: {e}")))
-}
-
-fn base_seed() -> u64 {
-    env_u64("STITCHGCM_TEST_SEED").unwrap_or(DEFAULT_SEED)
-}
 
 fn case_count() -> usize {
     env_u64("STITCHGCM_DIFF_CASES").map_or(DEFAULT_CASES, |n| n as usize)
-}
-
-/// Prints where a failing case came from when the thread unwinds through it.
-struct FailureContext(String);
-
-impl Drop for FailureContext {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            eprintln!("differential failure in {}", self.0);
-        }
-    }
 }
 
 /// One random message and the way it is fed to the API.
@@ -90,61 +63,6 @@ fn random_case(rng: &mut Rng) -> Case {
         aad: rng.bytes(aad_len),
         pt: rng.bytes(pt_len),
         tag_len: rng.pick(&TAG_LENS),
-    }
-}
-
-/// A canary-filled buffer holding a `len`-byte region at a random offset.
-struct Framed {
-    buf: Vec<u8>,
-    canary: Vec<u8>,
-    off: usize,
-    len: usize,
-}
-
-impl Framed {
-    fn new(rng: &mut Rng, len: usize) -> Framed {
-        let off = rng.range(0, 31);
-        let canary = rng.bytes(len + off + SLACK);
-        Framed {
-            buf: canary.clone(),
-            canary,
-            off,
-            len,
-        }
-    }
-
-    fn region(&self) -> &[u8] {
-        &self.buf[self.off..self.off + self.len]
-    }
-
-    /// The region from `pos` to `pos + n`.
-    fn part(&mut self, pos: usize, n: usize) -> &mut [u8] {
-        &mut self.buf[self.off + pos..self.off + pos + n]
-    }
-
-    /// From `pos` to the end of the buffer (longer than needed, like a big `dst`).
-    fn tail_from(&mut self, pos: usize) -> &mut [u8] {
-        &mut self.buf[self.off + pos..]
-    }
-
-    fn fill_region(&mut self, data: &[u8]) {
-        let (o, l) = (self.off, self.len);
-        self.buf[o..o + l].copy_from_slice(data);
-    }
-
-    /// Everything outside the region still holds the canary.
-    fn frame_intact(&self) -> bool {
-        let end = self.off + self.len;
-        self.buf[..self.off] == self.canary[..self.off] && self.buf[end..] == self.canary[end..]
-    }
-}
-
-/// Feeds `data` through `op` in the chunk sizes of `chunks`.
-fn for_chunks(chunks: &[usize], mut op: impl FnMut(usize, usize)) {
-    let mut pos = 0;
-    for &n in chunks {
-        op(pos, n);
-        pos += n;
     }
 }
 

@@ -7,7 +7,8 @@
  * keyed one-shot where there is one) to the same bytes, opened, and refused once its tag is
  * corrupted. The sweep's ciphertexts and tags are fingerprinted (FNV-1a): the parent checks
  * that every implementation gives the same fingerprint, so they agree with each other on
- * every message, not only on the few with published answers.
+ * every message, not only on the few with published answers. Implementations with an RFC 4106
+ * call are also checked on ESP packets (check_rfc4106).
  */
 #include "harness.h"
 
@@ -49,6 +50,74 @@ static size_t unhex(const char *h, uint8_t *out) {
 static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n) {
   for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
   return h;
+}
+
+/* RFC 4106, for implementations with seal_rfc4106: an ESP packet of draft-mcgrew-gcm-test-01
+ * per key size (its cases 2, 7 and 3: AES-128/192/256, 8-byte AAD), then a sweep of payload
+ * lengths with 8- and 12-byte AAD, each sealed through seal_rfc4106 on a handle keyed with
+ * key || salt and compared with seal() on a plain handle with nonce salt || IV, in place and
+ * out of place. Not fingerprinted (the peers have no such call); returns the failures. */
+struct esp_kat {
+  const char *key, *nonce, *aad, *pt, *ct_tag;
+};
+static const struct esp_kat esp_kats[NALGO] = {
+    {"feffe9928665731c6d6a8f9467308308", "cafebabefacedbaddecaf888", "0000a5f80000000a",
+     "4500003e698f000080114dccc0a80102c0a801010a980035002a2343b2d00100"
+     "00010000000000000373697009637962" "65726369747902646b00000100010001",
+     "deb22cd9b07c72c16e3a65beeb8df304a5a5897d33ae530f1ba76d5d114d2a5c"
+     "3de81827c10e9a4f51330d0eec416642cfbb85a5b47e48a4ec3b9ba95d918bd1"
+     "83b70d3aa8bc6ee4c309e9d85a41ad4a"},
+    {"feffe9928665731c6d6a8f9467308308feffe9928665731c", "cafebabefacedbaddecaf888",
+     "0000a5f80000000a",
+     "45000028a4ad4000400678800a01038f0a010612802306b8cb712602dd6bb03e501016d075680001",
+     "a5b1f8066029aea40e598b8122de02420938b3ab33f828e687b8858b5bfbdbd0"
+     "315b27452144cc7795457b9652037f5318027b5b4cd7a636"},
+    {"abbccddef00112233445566778899aababbccddef00112233445566778899aab",
+     "112233440102030405060708", "4a2cbfe300000002",
+     "4500003069a6400080062690c0a801029389155e0a9e008b2dc57ee000000000"
+     "7002400020bf0000020405b40101040201020201",
+     "ff425c9b724599df7a3bcd510194e00d6a78107f1b0b1cbf06efae9d65a5d763"
+     "748a637985771d347f0545659f14e99def842d8eb335f4eecfdbf831824b4c49" "15956c96"},
+};
+
+static int check_rfc4106(const struct impl *p, const size_t *lens, size_t nlens, uint8_t *in,
+                         uint8_t *ct, uint8_t *pt, int *messages) {
+  int fails = 0;
+  uint8_t key[36], nonce[12], aad[12], want[96], tag[16], t2[16], msg[80];
+  for (int a = 0; a < NALGO; a++) {
+    size_t kl = algo_keylen[a];
+    const struct esp_kat *k = &esp_kats[a];
+    unhex(k->key, key);
+    unhex(k->nonce, nonce);
+    memcpy(key + kl, nonce, 4); /* the salt */
+    size_t alen = unhex(k->aad, aad), len = unhex(k->pt, msg);
+    unhex(k->ct_tag, want);
+    void *c = p->setup(key, kl + 4);
+    p->seal_rfc4106(c, nonce + 4, 8, aad, alen, msg, ct, len, tag);
+    if (memcmp(ct, want, len) || memcmp(tag, want + len, 16)) fails++;
+    ++*messages;
+    for (size_t i = 0; i < kl + 4; i++) key[i] = (uint8_t)(0x4b ^ (7 * i));
+    p->teardown(c);
+    c = p->setup(key, kl + 4);
+    void *plain = p->setup(key, kl);
+    memcpy(nonce, key + kl, 4);
+    for (size_t li = 0; li < nlens; li++)
+      for (alen = 8; alen <= 12; alen += 4) {
+        size_t n = lens[li];
+        nonce[4] = (uint8_t)li, nonce[11] = (uint8_t)alen;
+        for (size_t i = 0; i < alen; i++) aad[i] = (uint8_t)(li + i);
+        p->seal(plain, nonce, 12, aad, alen, in, ct, n, tag);
+        p->seal_rfc4106(c, nonce + 4, 8, aad, alen, in, pt, n, t2);
+        if (memcmp(pt, ct, n) || memcmp(t2, tag, 16)) fails++;
+        memcpy(pt, in, n);
+        p->seal_rfc4106(c, nonce + 4, 8, aad, alen, pt, pt, n, t2);
+        if (memcmp(pt, ct, n) || memcmp(t2, tag, 16)) fails++;
+        ++*messages;
+      }
+    p->teardown(plain);
+    p->teardown(c);
+  }
+  return fails;
 }
 
 /* Returns the fingerprint of every ciphertext and tag (equal across implementations iff
@@ -109,6 +178,8 @@ uint64_t run_check(const struct impl *p, int *failures, int *messages) {
       }
     p->teardown(c);
   }
+  if (p->seal_rfc4106)
+    *failures += check_rfc4106(p, lens, sizeof lens / sizeof lens[0], in, ct, pt, messages);
   free(in);
   free(ct);
   free(pt);

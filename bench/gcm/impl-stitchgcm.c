@@ -1,5 +1,6 @@
 /*
- * stitchgcm through its handle API (sgcm_cipher_*), one implementation per backend.
+ * stitchgcm through its handle API (sgcm_cipher_*; RFC 4106 handles for the salted row set),
+ * one implementation per backend.
  *
  * The backends are discovered at run time: sgcm_impl_available() lists what this CPU runs
  * without fixing the process's choice, so the parent may ask. The library picks its backend
@@ -15,10 +16,12 @@
 
 #include <stitchgcm.h>
 
+/* A GCM handle for a 16/24/32-byte key; an RFC 4106 handle for key || salt (20/28/36). */
 static void *sg_setup(const uint8_t *key, size_t keylen) {
   static const int algo[] = {SGCM_CIPHER_AES128, SGCM_CIPHER_AES192, SGCM_CIPHER_AES256};
+  int mode = keylen % 8 == SGCM_RFC4106_SALT_LEN ? SGCM_MODE_RFC4106 : SGCM_MODE_GCM;
   sgcm_cipher_hd_t h;
-  sgcm_error_t e = sgcm_cipher_open(&h, algo[(keylen - 16) / 8], SGCM_MODE_GCM, 0);
+  sgcm_error_t e = sgcm_cipher_open(&h, algo[(keylen - 16) / 8], mode, 0);
   if (!e) e = sgcm_cipher_setkey(h, key, keylen);
   if (e) die("stitchgcm setkey: %s", sgcm_strerror(e));
   return h;
@@ -68,6 +71,13 @@ static void sg_seal_keyed(void *c, const uint8_t *iv, size_t ivlen, const uint8_
   sg_check(sgcm_aead_seal(c, iv, ivlen, aad, alen, in, len, out, tag, 16), "aead_seal");
 }
 
+/* The per-packet ESP call on an RFC 4106 handle: 8-byte IV (the handle adds the salt). */
+static void sg_seal_rfc4106(void *c, const uint8_t *iv, size_t ivlen, const uint8_t *aad,
+                            size_t alen, const uint8_t *in, uint8_t *out, size_t len,
+                            uint8_t tag[16]) {
+  sg_check(sgcm_aead_seal(c, iv, ivlen, aad, alen, in, len, out, tag, 16), "rfc4106 seal");
+}
+
 /* In the worker: force this backend before the library's first choice. */
 static void sg_init(const struct impl *p) {
   setenv("STITCHGCM_IMPL", p->backend, 1);
@@ -90,7 +100,7 @@ void stitchgcm_register(void) {
     p->init = sg_init, p->version = sg_version;
     p->setup = sg_setup, p->teardown = sg_teardown, p->seal = sg_seal, p->open_ = sg_open;
     p->op[MODE_ENC] = sg_enc, p->op[MODE_DEC] = sg_dec, p->op[MODE_AUTH] = sg_auth;
-    p->seal_keyed = sg_seal_keyed;
+    p->seal_keyed = sg_seal_keyed, p->seal_rfc4106 = sg_seal_rfc4106;
     added++;
   }
   /* Never quietly drop stitchgcm from the comparison. */

@@ -51,8 +51,8 @@ struct impl {
                      * check that fails; auth: setiv + the buffer as AAD + 1 byte + gettag */
   seal_fn seal;     /* the handle API's message: setiv + AAD + encrypt + gettag */
   open_fn open_;
-  /* Slots, NULL until a library has the call (check.c checks seal_keyed against seal;
-   * whoever fills seal_rfc4106 adds its check there): */
+  /* Slots, NULL until a library has the call (check.c checks seal_keyed against seal, and
+   * seal_rfc4106 against draft-mcgrew-gcm-test-01 and against seal with nonce salt || IV): */
   seal_fn seal_keyed;   /* a whole message in one call on a keyed handle (sgcm_aead_seal) */
   seal_fn seal_rfc4106; /* RFC 4106: 8-byte explicit IV, the salt kept by setup() */
 };

@@ -179,8 +179,9 @@ int format_checks(char (*lines)[512]) {
     int good = res[i].ok && same && res[i].fails == 0;
     bad |= !good;
     snprintf(lines[i], 512,
-             "check %-*.60s %s: %d messages (McGrew-Viega 4/10/16 + sweep), fingerprint %016llx %s, %d failures",
-             label_width(), impls[i].label, good ? "OK  " : "FAIL", res[i].msgs, res[i].fp,
+             "check %-*.60s %s: %d messages (McGrew-Viega 4/10/16 + sweep%s), fingerprint %016llx %s, %d failures",
+             label_width(), impls[i].label, good ? "OK  " : "FAIL", res[i].msgs,
+             impls[i].seal_rfc4106 ? " + RFC 4106" : "", res[i].fp,
              same ? (i == ref ? "(reference)" : "= reference") : "DIFFERS", res[i].fails);
   }
   return bad;

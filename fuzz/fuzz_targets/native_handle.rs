@@ -62,7 +62,7 @@ impl Machine {
         e.unless(!op.null(0), INV_ARG)
             .unless(key_len != 0, CIPHER_ALGO)
             .unless(op.flags & !KNOWN_FLAGS == 0, CIPHER_ALGO)
-            .unless(mode == MODE_GCM, INV_CIPHER_MODE);
+            .unless(mode == MODE_GCM || mode == MODE_RFC4106, INV_CIPHER_MODE);
         e.check("sgcm_cipher_open", rc);
         hd.check("sgcm_cipher_open *hd");
         if op.null(0) {
@@ -75,6 +75,12 @@ impl Machine {
                 !h.is_null(),
                 "sgcm_cipher_open succeeded with a NULL handle"
             );
+            if mode == MODE_RFC4106 {
+                // Not modelled here (its framing has rules of its own): closed at once.
+                // SAFETY: the handle just opened, closed once.
+                unsafe { sgcm_cipher_close(h) };
+                return;
+            }
             self.slots[op.slot] = Some(Slot {
                 h,
                 key_len,
@@ -118,8 +124,7 @@ impl Machine {
                 let rc = unsafe { sgcm_cipher_reset(h) };
                 e.check("sgcm_cipher_reset", rc);
                 if let Some(s) = slot {
-                    s.key = None;
-                    s.msg = None;
+                    s.msg = None; // reset ends the message and keeps the key (main's semantics)
                 }
             }
             Kind::SetKey => {

@@ -41,6 +41,9 @@ pub const AES128: c_int = 7;
 pub const AES192: c_int = 8;
 pub const AES256: c_int = 9;
 pub const MODE_GCM: c_int = 9;
+/// `SGCM_MODE_RFC4106`: such handles open, but are not modelled by `native_handle`
+/// (`tests/rfc4106_*.rs` and `c-tests/test_rfc4106.c` cover them).
+pub const MODE_RFC4106: c_int = 4106;
 /// The open flags libgcrypt defines (SECURE, ENABLE_SYNC, CBC_CTS, CBC_MAC, EXTENDED).
 pub const KNOWN_FLAGS: c_uint = 0x1f;
 

@@ -392,6 +392,12 @@ def kernel_slices(cells, kernels, runner, check):
     return out
 
 
+def aes_bits(keybits):
+    """The AES key size of a row's key bits: 160/224/288 are AES-128/192/256 + the 32-bit
+    RFC 4106 salt."""
+    return keybits - 32 if keybits % 64 == 32 else keybits
+
+
 def fmt_cycles(c):
     if c.raw is None or c.fused is None:
         return 'n/a'
@@ -407,7 +413,8 @@ def grid(cells, value):
         cols = list(dict.fromkeys(c.row.id for c in cs))
         sizes = sorted({c.size for c in cs})
         at = {(c.row.id, c.size): c for c in cs}
-        print(f'\n{SHORT.get(mcpu, mcpu)} model (traced -cpu {qcpu}), AES-{kb}, {iv}-byte IV, {aad}-byte AAD, '
+        key = f'AES-{aes_bits(kb)}' + (' + salt (RFC 4106)' if aes_bits(kb) != kb else '')
+        print(f'\n{SHORT.get(mcpu, mcpu)} model (traced -cpu {qcpu}), {key}, {iv}-byte IV, {aad}-byte AAD, '
               'encrypt + 16-byte tag:')
         hdr = ['bytes'] + cols
         body = [[str(n)] + [value(at[(k, n)]) if (k, n) in at else '' for k in cols] for n in sizes]
@@ -445,7 +452,7 @@ def structure(cells, check):
     tags = {}
     for c in cells:
         tags.setdefault((c.keybits, c.row.iv, c.row.aad, c.size), set()).add(c.tag)
-        rounds = {128: 10, 192: 12, 256: 14}.get(c.keybits, 10)
+        rounds = {128: 10, 192: 12, 256: 14}.get(aes_bits(c.keybits), 10)
         blocks = -(-c.size // 16)
         for m, n in c.crypto.items():
             if m.startswith('!'):

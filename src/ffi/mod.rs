@@ -2,3 +2,4 @@
 
 pub mod native;
 pub mod nettle;
+pub mod rfc4106;

@@ -159,8 +159,16 @@ impl Message {
         if aad.len() as u64 > MAX_AAD - self.core.aad_len {
             return Err(Error::InvalidLength);
         }
-        self.hold(key, aad);
-        self.core.aad_len += aad.len() as u64;
+        let (used, n) = (self.held_len as usize, aad.len());
+        if used == 0 && n > 0 && n < BLOCK {
+            // The usual AAD (a TLS or ESP header) in one piece: one block store.
+            // SAFETY: `aad` holds `n` readable bytes; `held` 16 writable at 0.
+            unsafe { store_block(self.held.as_mut_ptr(), load_partial(aad.as_ptr(), n)) };
+            self.held_len = n as u8;
+        } else {
+            self.hold(key, aad);
+        }
+        self.core.aad_len += n as u64;
         Ok(())
     }
 

@@ -12,7 +12,9 @@
 //! - [`seal`] / [`open`] (`oneshot.rs`): one whole message per call; `open` writes no
 //!   plaintext unless the tag verifies;
 //! - `generic.rs`: GCM over any caller-supplied 128-bit block function (what nettle's
-//!   generic `gcm_*` functions compute), next to the fused path of [`Key`].
+//!   generic `gcm_*` functions compute), next to the fused path of [`Key`];
+//! - [`rfc4106`]: IPsec ESP framing (key‖salt, 8-byte explicit IV, 8/12-byte AAD, ICV of
+//!   8/12/16 bytes, a counter IV generator) over the one-shot and [`Message`].
 //!
 //! The kernels see whole blocks only; the mode does J0, inc32, padding, the lengths
 //! block, truncation and the constant-time tag comparison.
@@ -22,6 +24,7 @@ pub(crate) mod generic;
 mod key;
 mod message;
 mod oneshot;
+pub mod rfc4106;
 
 pub(crate) use self::core::BlockKey;
 pub use self::core::Core;
@@ -31,6 +34,7 @@ pub use key::Key;
 pub use message::Message;
 pub use oneshot::{open, seal};
 pub(crate) use oneshot::{open_raw, seal_raw};
+pub use rfc4106::{IvCounter, Rfc4106Key, Rfc4106Message};
 
 pub const BLOCK: usize = 16;
 /// Largest tag; tags may be truncated to 4, 8 or 12..=16 bytes.

@@ -1,8 +1,12 @@
 //! Helpers shared by the integration tests: hex decoding, a seeded PRNG, the location of
-//! the NIST CAVP vector files, a RAII wrapper over the `sgcm_cipher_*` C handle, thin
-//! wrappers over `sgcm_seal`/`sgcm_open`, and the independent RustCrypto `aes-gcm`
-//! oracle. Each test binary uses only part of this module.
+//! the NIST CAVP vector files, a RAII wrapper over the `sgcm_cipher_*` C handle (GCM and
+//! RFC 4106), thin wrappers over `sgcm_seal`/`sgcm_open`, and the independent RustCrypto
+//! `aes-gcm` oracle (also as RFC 4106). `guard.rs`: guard-page regions; `seeded.rs`: the
+//! pieces of the seeded differential runs. Each test binary uses only part of this module.
 #![allow(dead_code)]
+
+pub mod guard;
+pub mod seeded;
 
 use aes_gcm::aead::consts::{U1, U12, U16, U60, U8};
 use aes_gcm::aead::{AeadInPlace, KeyInit};
@@ -12,6 +16,7 @@ use core::ffi::{c_int, c_void};
 use std::path::PathBuf;
 use stitchgcm::cpu;
 use stitchgcm::ffi::native::*;
+use stitchgcm::ffi::rfc4106::*;
 use stitchgcm::BackendId;
 
 /// Decodes a hex string (upper or lower case, even length, no separators).
@@ -177,12 +182,18 @@ pub struct CHandle(sgcm_cipher_hd_t);
 impl CHandle {
     /// Opens a GCM handle for AES with `key_len`-byte keys; panics on failure.
     pub fn open(key_len: usize) -> CHandle {
+        CHandle::open_mode(key_len, SGCM_MODE_GCM)
+    }
+
+    /// Opens a handle in `mode` (`SGCM_MODE_GCM` or `SGCM_MODE_RFC4106`) for AES with
+    /// `key_len`-byte AES keys; panics on failure.
+    pub fn open_mode(key_len: usize, mode: c_int) -> CHandle {
         let mut h: sgcm_cipher_hd_t = core::ptr::null_mut();
         // SAFETY: `h` is a valid place for one handle pointer.
-        let rc = unsafe { sgcm_cipher_open(&mut h, algo_for(key_len), SGCM_MODE_GCM, 0) };
+        let rc = unsafe { sgcm_cipher_open(&mut h, algo_for(key_len), mode, 0) };
         assert_eq!(
             rc, SGCM_ERR_NO_ERROR,
-            "sgcm_cipher_open({key_len}-byte key)"
+            "sgcm_cipher_open({key_len}-byte key, mode {mode})"
         );
         assert!(!h.is_null());
         CHandle(h)
@@ -334,6 +345,48 @@ impl CHandle {
     }
 }
 
+/// The RFC 4106 calls (on a handle opened with `SGCM_MODE_RFC4106`).
+impl CHandle {
+    pub fn setup_geniv(&self, start: &[u8]) -> u32 {
+        // SAFETY: open handle; `start` readable for its length.
+        unsafe { sgcm_cipher_setup_geniv(self.0, start.as_ptr().cast(), start.len()) }
+    }
+
+    pub fn geniv(&self, iv: &mut [u8]) -> u32 {
+        // SAFETY: open handle; `iv` writable for its length.
+        unsafe { sgcm_cipher_geniv(self.0, iv.as_mut_ptr().cast(), iv.len()) }
+    }
+
+    /// `sgcm_aead_seal_geniv`; `src` None: in place on `dst`.
+    pub fn aead_seal_geniv(
+        &self,
+        iv: &mut [u8],
+        aad: &[u8],
+        src: Option<&[u8]>,
+        dst: &mut [u8],
+        icv: &mut [u8],
+    ) -> u32 {
+        let (sp, len) = src.map_or((core::ptr::null(), dst.len()), |s| (s.as_ptr(), s.len()));
+        assert!(dst.len() >= len);
+        // SAFETY: open handle; every pointer valid for its length; `src` is NULL (in place)
+        // or a borrow distinct from `dst`.
+        unsafe {
+            sgcm_aead_seal_geniv(
+                self.0,
+                iv.as_mut_ptr().cast(),
+                iv.len(),
+                aad.as_ptr().cast(),
+                aad.len(),
+                sp.cast(),
+                len,
+                dst.as_mut_ptr().cast(),
+                icv.as_mut_ptr().cast(),
+                icv.len(),
+            )
+        }
+    }
+}
+
 impl Drop for CHandle {
     fn drop(&mut self) {
         // SAFETY: the handle came from `sgcm_cipher_open` and is closed only here.
@@ -428,6 +481,19 @@ pub fn c_open_in_place(key: &[u8], iv: &[u8], aad: &[u8], buf: &mut [u8], tag: &
             tag.len(),
         )
     }
+}
+
+/// RFC 4106 through the oracle: plain GCM with nonce = salt‖IV, where `key_and_salt` is
+/// the AES key followed by the 4-byte salt.
+pub fn oracle_seal_rfc4106(
+    key_and_salt: &[u8],
+    iv: &[u8; 8],
+    aad: &[u8],
+    pt: &[u8],
+) -> (Vec<u8>, [u8; 16]) {
+    let (key, salt) = key_and_salt.split_at(key_and_salt.len() - 4);
+    let nonce = [salt, &iv[..]].concat();
+    oracle_seal(key, &nonce, aad, pt).expect("an AES key of 16, 24 or 32 bytes")
 }
 
 /// IV lengths the independent oracle is instantiated for.

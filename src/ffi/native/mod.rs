@@ -6,14 +6,24 @@
 //! the key, as `gcry_cipher_reset` does; `sgcm_cipher_close` wipes everything. The
 //! differences from libgcrypt that remain, on purpose, are listed in the header
 //! (cbindgen.toml): no implicit IV, key length fixed by the algorithm, setkey ends the
-//! message, no answers to misuse that libgcrypt only gives by accident.
+//! message, no answers to misuse that libgcrypt only gives by accident. Handles opened
+//! with `SGCM_MODE_RFC4106` take the same calls with IPsec ESP's framing; each call hands
+//! them to `rfc4106.rs`.
 #![allow(non_camel_case_types)]
 
+use super::rfc4106::{Rfc4106State, SGCM_MODE_RFC4106};
 use crate::cpu;
 use crate::error::Error;
 use crate::gcm::{self, Direction};
 use crate::gcm::{Key, Message};
-use core::ffi::{c_char, c_int, c_uint, c_void};
+use core::ffi::{c_int, c_uint, c_void};
+
+mod info;
+mod oneshot;
+
+pub use info::*;
+pub use oneshot::*;
+pub(in crate::ffi) use oneshot::{one_shot_io, output, tag_out};
 
 /// Error code: 0 on success, otherwise one of the `SGCM_ERR_*` values.
 pub type sgcm_error_t = c_uint;
@@ -38,6 +48,8 @@ pub const SGCM_ERR_INV_LENGTH: sgcm_error_t = 139;
 pub const SGCM_ERR_INV_STATE: sgcm_error_t = 156;
 /// Encrypt or decrypt before a key was set (GPG_ERR_MISSING_KEY).
 pub const SGCM_ERR_MISSING_KEY: sgcm_error_t = 181;
+/// The IV generator has handed out every IV it has (GPG_ERR_LIMIT_REACHED).
+pub const SGCM_ERR_LIMIT_REACHED: sgcm_error_t = 183;
 /// Output buffer shorter than the input (GPG_ERR_BUFFER_TOO_SHORT).
 pub const SGCM_ERR_BUFFER_TOO_SHORT: sgcm_error_t = 200;
 
@@ -66,12 +78,15 @@ pub struct sgcm_cipher_handle {
     key_len: usize,
     key: Option<Key>,
     msg: Message,
+    /// `SGCM_MODE_RFC4106` handles: their key, packet and IV generator (`key` and `msg`
+    /// stay unused).
+    pub(super) rfc4106: Option<Box<Rfc4106State>>,
 }
 
 /// Handle type, as `gcry_cipher_hd_t`.
 pub type sgcm_cipher_hd_t = *mut sgcm_cipher_handle;
 
-fn status(r: Result<(), Error>) -> sgcm_error_t {
+pub(super) fn status(r: Result<(), Error>) -> sgcm_error_t {
     match r {
         Ok(()) => SGCM_ERR_NO_ERROR,
         Err(e) => e.code(),
@@ -80,7 +95,7 @@ fn status(r: Result<(), Error>) -> sgcm_error_t {
 
 /// # Safety
 /// `h` is NULL or a pointer returned by `sgcm_cipher_open` and not yet closed.
-unsafe fn handle<'a>(h: sgcm_cipher_hd_t) -> Result<&'a mut sgcm_cipher_handle, Error> {
+pub(super) unsafe fn handle<'a>(h: sgcm_cipher_hd_t) -> Result<&'a mut sgcm_cipher_handle, Error> {
     if h.is_null() {
         return Err(Error::InvalidArgument);
     }
@@ -96,7 +111,7 @@ unsafe fn handle<'a>(h: sgcm_cipher_hd_t) -> Result<&'a mut sgcm_cipher_handle, 
 ///
 /// # Safety
 /// `h` is NULL or a pointer returned by `sgcm_cipher_open` and not yet closed.
-unsafe fn handle_ref<'a>(h: sgcm_cipher_hd_t) -> Result<&'a sgcm_cipher_handle, Error> {
+pub(super) unsafe fn handle_ref<'a>(h: sgcm_cipher_hd_t) -> Result<&'a sgcm_cipher_handle, Error> {
     if h.is_null() {
         return Err(Error::InvalidArgument);
     }
@@ -110,7 +125,7 @@ unsafe fn handle_ref<'a>(h: sgcm_cipher_hd_t) -> Result<&'a sgcm_cipher_handle, 
 
 /// # Safety
 /// `p` is NULL only when `len` is 0, else readable for `len` bytes.
-unsafe fn input<'a>(p: *const c_void, len: usize) -> Result<&'a [u8], Error> {
+pub(super) unsafe fn input<'a>(p: *const c_void, len: usize) -> Result<&'a [u8], Error> {
     if len == 0 {
         return Ok(&[]);
     }
@@ -121,8 +136,10 @@ unsafe fn input<'a>(p: *const c_void, len: usize) -> Result<&'a [u8], Error> {
     Ok(unsafe { core::slice::from_raw_parts(p as *const u8, len) })
 }
 
-/// Opens a handle for `algo` (`SGCM_CIPHER_AES128/192/256`) in `mode` (`SGCM_MODE_GCM`).
-/// On failure `*hd` is set to NULL (when `hd` is not NULL).
+/// Opens a handle for `algo` (`SGCM_CIPHER_AES128/192/256`) in `mode`: `SGCM_MODE_GCM`, or
+/// `SGCM_MODE_RFC4106` (IPsec ESP: `setkey` takes the AES key of `algo` followed by the
+/// 4-byte salt, `setiv` the 8-byte explicit IV, AAD 8 or 12 bytes, ICVs 8, 12 or 16; see
+/// the RFC 4106 calls below). On failure `*hd` is set to NULL (when `hd` is not NULL).
 ///
 /// # Safety
 /// `hd` is NULL or valid for writing one pointer.
@@ -147,9 +164,11 @@ pub unsafe extern "C" fn sgcm_cipher_open(
     if flags & !KNOWN_FLAGS != 0 {
         return SGCM_ERR_CIPHER_ALGO;
     }
-    if mode != SGCM_MODE_GCM {
-        return SGCM_ERR_INV_CIPHER_MODE;
-    }
+    let rfc4106 = match mode {
+        SGCM_MODE_GCM => None,
+        SGCM_MODE_RFC4106 => Some(Box::default()),
+        _ => return SGCM_ERR_INV_CIPHER_MODE,
+    };
     if let Err(e) = cpu::selected() {
         return e.code();
     }
@@ -158,6 +177,7 @@ pub unsafe extern "C" fn sgcm_cipher_open(
         key_len,
         key: None,
         msg: Message::idle(),
+        rfc4106,
     });
     // SAFETY: as above.
     unsafe { *hd = Box::into_raw(h) };
@@ -175,12 +195,14 @@ pub unsafe extern "C" fn sgcm_cipher_close(h: sgcm_cipher_hd_t) {
         hr.magic = MAGIC_CLOSED;
         hr.key = None; // Key and Message wipe themselves on drop.
         hr.msg.end();
-        // SAFETY: `h` came from `Box::into_raw` in `sgcm_cipher_open` and is live.
+        hr.rfc4106 = None; // so do the RFC 4106 key, salt and packet
+                           // SAFETY: `h` came from `Box::into_raw` in `sgcm_cipher_open` and is live.
         drop(unsafe { Box::from_raw(h) });
     }
 }
 
-/// Sets the key (16/24/32 bytes to match the algorithm). Ends any message in progress.
+/// Sets the key (16/24/32 bytes to match the algorithm; RFC 4106 handles: 20/28/36, the
+/// AES key then the salt; else `SGCM_ERR_INV_KEYLEN`). Ends any message in progress.
 ///
 /// # Safety
 /// `h` is an open handle; `key` is readable for `keylen` bytes.
@@ -194,6 +216,9 @@ pub unsafe extern "C" fn sgcm_cipher_setkey(
     status((|| {
         let h = unsafe { handle(h)? };
         let key = unsafe { input(key, keylen)? };
+        if let Some(esp) = h.rfc4106.as_mut() {
+            return esp.setkey(h.key_len, key);
+        }
         if keylen != h.key_len {
             return Err(Error::InvalidKeyLength);
         }
@@ -203,8 +228,9 @@ pub unsafe extern "C" fn sgcm_cipher_setkey(
     })())
 }
 
-/// Starts a new message with `iv` (any length from 1 byte; 12 is the fast, standard one).
-/// On error the handle is left without an IV.
+/// Starts a new message with `iv` (any length from 1 byte; 12 is the fast, standard one;
+/// RFC 4106 handles: exactly 8, else `SGCM_ERR_INV_LENGTH`). On error the handle is left
+/// without an IV.
 ///
 /// # Safety
 /// `h` is an open handle; `iv` is readable for `ivlen` bytes.
@@ -219,12 +245,18 @@ pub unsafe extern "C" fn sgcm_cipher_setiv(
         let h = unsafe { handle(h)? };
         h.msg.end();
         let iv = unsafe { input(iv, ivlen)? };
+        if let Some(esp) = h.rfc4106.as_mut() {
+            return esp.setiv(iv);
+        }
         let key = h.key.as_ref().ok_or(Error::InvalidState)?;
         h.msg.restart(key, iv)
     })())
 }
 
-/// Adds associated data (any length, any number of calls, before any data).
+/// Adds associated data (any length, any number of calls, before any data). RFC 4106
+/// handles: at most 12 bytes in all (a call past that is `SGCM_ERR_INV_LENGTH` and adds
+/// nothing); the first data, `gettag` and `checktag` refuse with `SGCM_ERR_INV_LENGTH`
+/// unless the total is 8 (SPI‖SN) or 12 (SPI‖ESN), and change nothing then.
 ///
 /// # Safety
 /// `h` is an open handle; `aad` is readable for `len` bytes.
@@ -238,6 +270,9 @@ pub unsafe extern "C" fn sgcm_cipher_authenticate(
     status((|| {
         let h = unsafe { handle(h)? };
         let aad = unsafe { input(aad, len)? };
+        if let Some(esp) = h.rfc4106.as_mut() {
+            return esp.authenticate(aad);
+        }
         let key = h.key.as_ref().ok_or(Error::InvalidState)?;
         let msg = &mut h.msg;
         msg.aad(key, aad)
@@ -267,6 +302,10 @@ unsafe fn crypt(
         }
         if len > 0 && out.is_null() {
             return Err(Error::InvalidArgument);
+        }
+        if let Some(esp) = h.rfc4106.as_mut() {
+            // SAFETY: as below.
+            return unsafe { esp.crypt(dir, src, out as *mut u8, len) };
         }
         let key = h.key.as_ref().ok_or(Error::MissingKey)?;
         let msg = &mut h.msg;
@@ -312,7 +351,8 @@ pub unsafe extern "C" fn sgcm_cipher_decrypt(
 }
 
 /// Writes the tag: `taglen` of 4, 8 or 12..16 bytes, or more than 16 (then 16 bytes are
-/// written, as libgcrypt does). Ends the message; repeated calls give the same tag.
+/// written, as libgcrypt does; RFC 4106 handles: an ICV of exactly 8, 12 or 16 bytes).
+/// Ends the message; repeated calls give the same tag.
 ///
 /// # Safety
 /// `h` is an open handle; `tag` writable for `min(taglen, 16)` bytes.
@@ -329,6 +369,10 @@ pub unsafe extern "C" fn sgcm_cipher_gettag(
         if tag.is_null() {
             return Err(Error::InvalidArgument);
         }
+        if let Some(esp) = h.rfc4106.as_mut() {
+            // SAFETY: `tag` is non-NULL and writable for `taglen` bytes (contract).
+            return unsafe { esp.gettag(tag, taglen) };
+        }
         if !gcm::tag_len_ok(n) {
             return Err(Error::InvalidLength);
         }
@@ -341,7 +385,8 @@ pub unsafe extern "C" fn sgcm_cipher_gettag(
 }
 
 /// Checks a tag of 4, 8 or 12..16 bytes in constant time: 0 if it matches,
-/// `SGCM_ERR_CHECKSUM` if not (also for lengths above 16, as libgcrypt).
+/// `SGCM_ERR_CHECKSUM` if not (also for lengths above 16, as libgcrypt; RFC 4106 handles:
+/// an ICV of 8, 12 or 16 bytes, any other length is `SGCM_ERR_INV_LENGTH`).
 ///
 /// # Safety
 /// `h` is an open handle; `tag` readable for `taglen` bytes.
@@ -355,6 +400,9 @@ pub unsafe extern "C" fn sgcm_cipher_checktag(
         // SAFETY: forwarded contract.
         let h = unsafe { handle(h)? };
         let expected = unsafe { input(tag, taglen)? };
+        if let Some(esp) = h.rfc4106.as_mut() {
+            return esp.checktag(expected);
+        }
         if taglen < SGCM_TAG_LEN && !gcm::tag_len_ok(taglen) {
             return Err(Error::InvalidLength);
         }
@@ -370,7 +418,8 @@ pub unsafe extern "C" fn sgcm_cipher_checktag(
 }
 
 /// Ends the message (its state is wiped) and keeps the key, as `gcry_cipher_reset` does:
-/// the handle is ready for the next `sgcm_cipher_setiv`. `sgcm_cipher_close` wipes the key.
+/// the handle is ready for the next `sgcm_cipher_setiv` (RFC 4106 handles keep salt and IV
+/// generator too). `sgcm_cipher_close` wipes the key.
 ///
 /// # Safety
 /// `h` is an open handle.
@@ -380,245 +429,9 @@ pub unsafe extern "C" fn sgcm_cipher_reset(h: sgcm_cipher_hd_t) -> sgcm_error_t 
         // SAFETY: forwarded contract.
         let h = unsafe { handle(h)? };
         h.msg.end(); // the message state is wiped, the key stays
+        if let Some(esp) = h.rfc4106.as_mut() {
+            esp.reset();
+        }
         Ok(())
     })())
-}
-
-/// The pointer rules shared by the one-shot calls: `out` (and the tag) may be NULL only
-/// for an empty message; `in` NULL means in place.
-fn one_shot_io(
-    in_: *const c_void,
-    out: *mut c_void,
-    len: usize,
-) -> Result<(*const u8, *mut u8), Error> {
-    if len > 0 && out.is_null() {
-        return Err(Error::InvalidArgument);
-    }
-    let src = if in_.is_null() {
-        out as *const u8
-    } else {
-        in_ as *const u8
-    };
-    Ok((src, out as *mut u8))
-}
-
-/// # Safety
-/// `tag` is NULL or writable for `taglen` bytes.
-unsafe fn tag_out<'a>(tag: *mut c_void, taglen: usize) -> Result<&'a mut [u8], Error> {
-    if !gcm::tag_len_ok(taglen) {
-        return Err(Error::InvalidLength);
-    }
-    if tag.is_null() {
-        return Err(Error::InvalidArgument);
-    }
-    // SAFETY: non-NULL and writable for `taglen` bytes (caller's contract).
-    Ok(unsafe { core::slice::from_raw_parts_mut(tag as *mut u8, taglen) })
-}
-
-/// Seals one whole message with the key of an open handle (the per-packet call of TLS,
-/// QUIC and IPsec stacks): IV (≥ 1 byte; 12 is the fast, standard one), AAD, `len` bytes
-/// from `in` to `out` (`in` NULL or equal to `out`: in place), tag of `taglen` bytes (4, 8,
-/// 12..16). The handle's own message state is neither used nor changed, so several
-/// threads may seal and open on one handle at once as long as none re-keys or closes it.
-/// Errors: `SGCM_ERR_INV_ARG` (NULL handle or pointer), `SGCM_ERR_MISSING_KEY` (no key
-/// set), `SGCM_ERR_INV_LENGTH` (IV, tag or GCM length limits).
-///
-/// # Safety
-/// `h` is an open handle; every pointer is readable (writable for `out`, `tag`) for its
-/// length; `in` and `out` are equal or disjoint. Pointers may be NULL when their length
-/// is 0.
-#[no_mangle]
-pub unsafe extern "C" fn sgcm_aead_seal(
-    h: sgcm_cipher_hd_t,
-    iv: *const c_void,
-    ivlen: usize,
-    aad: *const c_void,
-    aadlen: usize,
-    in_: *const c_void,
-    len: usize,
-    out: *mut c_void,
-    tag: *mut c_void,
-    taglen: usize,
-) -> sgcm_error_t {
-    status((|| {
-        // SAFETY: forwarded contract.
-        let h = unsafe { handle_ref(h)? };
-        let (iv, aad) = unsafe { (input(iv, ivlen)?, input(aad, aadlen)?) };
-        let tag = unsafe { tag_out(tag, taglen)? };
-        let (src, dst) = one_shot_io(in_, out, len)?;
-        let key = h.key.as_ref().ok_or(Error::MissingKey)?;
-        // SAFETY: `src`/`dst` valid for `len` bytes, equal or disjoint (contract).
-        unsafe { gcm::seal_raw(key, iv, aad, src, dst, len, tag) }
-    })())
-}
-
-/// Opens one whole message with the key of an open handle; writes no plaintext unless the
-/// tag verifies (`SGCM_ERR_CHECKSUM` on a mismatch, with `out` untouched). Arguments,
-/// threading and errors as for `sgcm_aead_seal`, with `tag` readable.
-///
-/// # Safety
-/// As for `sgcm_aead_seal`.
-#[no_mangle]
-pub unsafe extern "C" fn sgcm_aead_open(
-    h: sgcm_cipher_hd_t,
-    iv: *const c_void,
-    ivlen: usize,
-    aad: *const c_void,
-    aadlen: usize,
-    in_: *const c_void,
-    len: usize,
-    out: *mut c_void,
-    tag: *const c_void,
-    taglen: usize,
-) -> sgcm_error_t {
-    status((|| {
-        // SAFETY: forwarded contract.
-        let h = unsafe { handle_ref(h)? };
-        let (iv, aad, tag) =
-            unsafe { (input(iv, ivlen)?, input(aad, aadlen)?, input(tag, taglen)?) };
-        let (src, dst) = one_shot_io(in_, out, len)?;
-        let key = h.key.as_ref().ok_or(Error::MissingKey)?;
-        // SAFETY: `src`/`dst` valid for `len` bytes, equal or disjoint (contract).
-        unsafe { gcm::open_raw(key, iv, aad, src, dst, len, tag) }
-    })())
-}
-
-/// One-shot encryption with a raw key: key (16/24/32 bytes selects AES-128/192/256), then
-/// as `sgcm_aead_seal`. The key is expanded for this call only (and wiped): a caller
-/// with many messages under one key should key a handle once and use `sgcm_aead_seal`.
-///
-/// # Safety
-/// Every pointer is readable (writable for `out`, `tag`) for its length; `in` and `out`
-/// are equal or disjoint. Pointers may be NULL when their length is 0.
-#[no_mangle]
-pub unsafe extern "C" fn sgcm_seal(
-    key: *const c_void,
-    keylen: usize,
-    iv: *const c_void,
-    ivlen: usize,
-    aad: *const c_void,
-    aadlen: usize,
-    in_: *const c_void,
-    len: usize,
-    out: *mut c_void,
-    tag: *mut c_void,
-    taglen: usize,
-) -> sgcm_error_t {
-    status((|| {
-        // SAFETY: forwarded contract.
-        let (key, iv, aad) =
-            unsafe { (input(key, keylen)?, input(iv, ivlen)?, input(aad, aadlen)?) };
-        let tag = unsafe { tag_out(tag, taglen)? };
-        let (src, dst) = one_shot_io(in_, out, len)?;
-        // Expanded in place: the key is never moved, and only its used part is wiped.
-        let mut k = Key::empty();
-        k.init_in_place(key, cpu::selected()?)?;
-        // SAFETY: `src`/`dst` valid for `len` bytes, equal or disjoint (contract).
-        unsafe { gcm::seal_raw(&k, iv, aad, src, dst, len, tag) }
-    })())
-}
-
-/// One-shot decryption with a raw key that writes no plaintext unless the tag verifies
-/// (it hashes the ciphertext first and decrypts only after a constant-time tag check).
-/// Returns `SGCM_ERR_CHECKSUM` on a mismatch, with `out` untouched. The key is expanded
-/// for this call only, as in `sgcm_seal`.
-///
-/// # Safety
-/// As for `sgcm_seal`, with `tag` readable.
-#[no_mangle]
-pub unsafe extern "C" fn sgcm_open(
-    key: *const c_void,
-    keylen: usize,
-    iv: *const c_void,
-    ivlen: usize,
-    aad: *const c_void,
-    aadlen: usize,
-    in_: *const c_void,
-    len: usize,
-    out: *mut c_void,
-    tag: *const c_void,
-    taglen: usize,
-) -> sgcm_error_t {
-    status((|| {
-        // SAFETY: forwarded contract.
-        let (key, iv, aad, tag) = unsafe {
-            (
-                input(key, keylen)?,
-                input(iv, ivlen)?,
-                input(aad, aadlen)?,
-                input(tag, taglen)?,
-            )
-        };
-        let (src, dst) = one_shot_io(in_, out, len)?;
-        let mut k = Key::empty();
-        k.init_in_place(key, cpu::selected()?)?;
-        // SAFETY: `src`/`dst` valid for `len` bytes, equal or disjoint (contract).
-        unsafe { gcm::open_raw(&k, iv, aad, src, dst, len, tag) }
-    })())
-}
-
-/// A static English description of an error code (never NULL).
-#[no_mangle]
-pub extern "C" fn sgcm_strerror(err: sgcm_error_t) -> *const c_char {
-    let s = if err == SGCM_ERR_NO_ERROR {
-        "Success\0"
-    } else {
-        Error::ALL
-            .iter()
-            .find(|e| e.code() == err)
-            .map(|e| e.message_nul())
-            .unwrap_or("Unknown error code\0")
-    };
-    s.as_ptr() as *const c_char
-}
-
-/// Name of the backend new keys use (e.g. "aarch64-ce", "soft"), or NULL when
-/// `STITCHGCM_IMPL` names an unknown or unavailable backend.
-#[no_mangle]
-pub extern "C" fn sgcm_impl_name() -> *const c_char {
-    match cpu::selected() {
-        Ok(id) => id.name_nul().as_ptr(),
-        Err(_) => core::ptr::null(),
-    }
-}
-
-/// The `index`-th backend this CPU can run, best first; NULL past the end.
-/// Any of these names may be forced with `STITCHGCM_IMPL=<name>`.
-#[no_mangle]
-pub extern "C" fn sgcm_impl_available(index: usize) -> *const c_char {
-    match cpu::available().get(index) {
-        Some(id) => id.name_nul().as_ptr(),
-        None => core::ptr::null(),
-    }
-}
-
-/// The library version, e.g. "0.1.0".
-#[no_mangle]
-pub extern "C" fn sgcm_version() -> *const c_char {
-    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr() as *const c_char
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn error_constants_match_the_error_enum() {
-        let pairs = [
-            (SGCM_ERR_CHECKSUM, Error::TagMismatch),
-            (SGCM_ERR_CIPHER_ALGO, Error::CipherAlgo),
-            (SGCM_ERR_INV_KEYLEN, Error::InvalidKeyLength),
-            (SGCM_ERR_INV_ARG, Error::InvalidArgument),
-            (SGCM_ERR_NOT_SUPPORTED, Error::NotSupported),
-            (SGCM_ERR_INV_CIPHER_MODE, Error::InvalidMode),
-            (SGCM_ERR_INV_LENGTH, Error::InvalidLength),
-            (SGCM_ERR_INV_STATE, Error::InvalidState),
-            (SGCM_ERR_MISSING_KEY, Error::MissingKey),
-            (SGCM_ERR_BUFFER_TOO_SHORT, Error::BufferTooShort),
-        ];
-        assert_eq!(pairs.len(), Error::ALL.len());
-        for (c, e) in pairs {
-            assert_eq!(c, e.code(), "{e:?}");
-        }
-    }
 }
