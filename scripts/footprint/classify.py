@@ -348,8 +348,11 @@ def functions(code, maps):
 
 
 def short_name(f):
-    """A Rust path without its hash and generic arguments."""
+    """A Rust path without its hash and generic arguments, legacy-mangling escapes decoded."""
     f = re.sub(r'::h[0-9a-f]{16}$', '', f)
+    for esc, ch in (('$LT$', '<'), ('$GT$', '>'), ('$u20$', ' '), ('$u7b$', '{'), ('$u7d$', '}'), ('..', '::')):
+        f = f.replace(esc, ch)
+    f = re.sub(r'^_<', '<', f)
     while '<' in f:
         g = re.sub(r'<[^<>]*>', '', f)
         if g == f:
