@@ -38,6 +38,9 @@ extern struct options {
   int no_tcrypt;     /* bench-slope tables only */
   int sequential;    /* bench-slope's timing order instead of interleaved passes */
   int tcrypt_lines;  /* also print the tcrypt tables as tcrypt's own log lines */
+  int no_slope;      /* tcrypt-style tables only */
+  const char *rowsets_only; /* --rowsets: the row sets whose CSV modes are in this list */
+  double cold_mb;    /* the data walk of the caches-disturbed row sets (cold.c) */
 } opt;
 
 /* registry.c */
@@ -66,12 +69,16 @@ struct rowset {
   const size_t *sizes;
   size_t nsizes;
   const char *absent; /* printed instead of the table when no implementation has the call */
+  int cold;           /* each message after the caches were disturbed (cold.c) */
 };
 extern const struct rowset rowsets[];
 extern const size_t nrowsets;
 #define MAXROWSETS 8
 int rowset_supported(const struct rowset *rs, const struct impl *p);
 int rowset_measured_anywhere(const struct rowset *rs);
+int rowset_selected(const struct rowset *rs); /* by --rowsets */
+/* The AAD of every row set's messages (the first aadlen bytes). */
+extern const uint8_t rowset_aad[16];
 /* The function and context that make one message of the row set on a keyed handle. */
 struct rowset_runner {
   run_fn run;
@@ -90,6 +97,12 @@ double slope_sweep(run_fn run, void *ctx, uint8_t *buf, size_t lo, size_t hi, si
                    int reps);
 void message_sweep(run_fn run, void *ctx, uint8_t *buf, const size_t *sizes, size_t n,
                    int reps, double *ns);
+
+/* cold.c: message_sweep's figures, each message after the caches were disturbed. */
+void cold_sweep(run_fn run, void *ctx, uint8_t *buf, const size_t *sizes, size_t n, int reps,
+                double *ns);
+const char *cold_description(void);
+int cold_repetitions(void); /* timings per figure */
 
 /* clock.c */
 struct clocked {

@@ -32,12 +32,13 @@ const size_t algo_keylen[NALGO] = {16, 24, 32};
 const char *const mode_name[NMODE] = {"GCM enc", "GCM dec", "GCM auth"};
 
 struct options opt = {.repetitions = 32, .max_tries = 40, .outdir = ".", .algos = 7,
-                      .sequential = 1};
+                      .sequential = 1, .cold_mb = 4};
 
 static void usage(void) {
   puts("usage: bench-gcm [--csv] [--quick] [--repetitions N] [--cpu-mhz auto|N] [--only STR]\n"
        "                 [--out DIR] [--max-tries N] [--algo aes,aes192,aes256] [--no-tcrypt]\n"
-       "                 [--interleaved] [--tcrypt-lines]\n"
+       "                 [--interleaved] [--tcrypt-lines] [--no-slope] [--rowsets LIST]\n"
+       "                 [--cold-mb N]\n"
        "  Prints bench-slope tables (GCM enc/dec/auth) and tcrypt-style tables (tcrypt's\n"
        "  sizes; TLS records with 13-byte AAD; ESP packets, as plain GCM and as RFC 4106,\n"
        "  with 8-byte AAD) for stitchgcm (each backend) and the peers it\n"
@@ -47,6 +48,10 @@ static void usage(void) {
        "  back to back (bench-slope's order, the default); steadier on a loaded machine, but\n"
        "  reads about 10% slower than bench-slope here.\n"
        "  --tcrypt-lines: also print the tcrypt-style tables as Linux tcrypt's log lines.\n"
+       "  --no-slope: no bench-slope tables. --rowsets LIST: only the tcrypt-style tables\n"
+       "  whose CSV modes are in the comma-separated LIST (e.g. 'GCM enc aad13 cold').\n"
+       "  --cold-mb N: the data walk before each message of the caches-disturbed tables\n"
+       "  (default 4 MiB: L1 and L2 evicted; more than the L3 makes them DRAM-cold).\n"
        "  --only STR: the implementations whose label contains STR (=STR: exactly STR).\n"
        "  STITCHGCM_IMPL=<name> narrows stitchgcm to that backend.\n"
        "  STITCHGCM_BENCH_EMULATED=1|0 overrides the emulation check.");
@@ -85,6 +90,9 @@ static int parse_options(int argc, char **argv) {
     else if (!strcmp(a, "--sequential")) opt.sequential = 1;
     else if (!strcmp(a, "--interleaved")) opt.sequential = 0;
     else if (!strcmp(a, "--tcrypt-lines")) opt.tcrypt_lines = 1;
+    else if (!strcmp(a, "--no-slope")) opt.no_slope = 1;
+    else if (!strcmp(a, "--rowsets") && i + 1 < argc) opt.rowsets_only = argv[++i];
+    else if (!strcmp(a, "--cold-mb") && i + 1 < argc) opt.cold_mb = atof(argv[++i]);
     else if (!strcmp(a, "--algo") && i + 1 < argc) {
       if (!(opt.algos = parse_algos(argv[++i]))) { usage(); return 2; }
     }
@@ -155,7 +163,8 @@ int main(int argc, char **argv) {
   } else {
     fprintf(stderr, "bench-gcm: %s: %s\n", csvpath, strerror(errno));
   }
-  if (!opt.no_tcrypt) write_svg(svgpath, subtitle, 0);
+  int chart = !opt.no_tcrypt && rowset_selected(&rowsets[0]);
+  if (chart) write_svg(svgpath, subtitle, 0);
 
   if (opt.csv) {
     if (opt.emulated) printf("# EMULATED: timings meaningless\n");
@@ -163,11 +172,11 @@ int main(int argc, char **argv) {
     print_rowsets_csv(stdout);
     for (int i = 0; i < nimpl; i++) printf("# %s\n", checks[i]);
   } else {
-    print_slope_text();
+    if (!opt.no_slope) print_slope_text();
     if (!opt.no_tcrypt) print_rowsets_text();
     printf("\n");
     for (int i = 0; i < nimpl; i++) printf("%s\n", checks[i]);
-    if (opt.no_tcrypt) printf("\nwrote %s\n", csvpath);
+    if (!chart) printf("\nwrote %s\n", csvpath);
     else printf("\nwrote %s and %s\n", csvpath, svgpath);
     if (opt.emulated) printf("%s", banner);
   }

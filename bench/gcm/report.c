@@ -95,8 +95,13 @@ static int rowset_printed(size_t set) {
 static void print_rowset_table(size_t set) {
   const struct rowset *rs = &rowsets[set];
   int w = label_width() + 1;
-  printf("\n%s;\ncycles per operation (cycles per byte in brackets), median of %d timings\n",
-         rs->heading, opt.repetitions);
+  if (rs->cold)
+    printf("\n%s;\ncycles per operation (cycles per byte in brackets), interquartile mean of %d "
+           "timings\n%s\n",
+           rs->heading, cold_repetitions(), cold_description());
+  else
+    printf("\n%s;\ncycles per operation (cycles per byte in brackets), median of %d timings\n",
+           rs->heading, opt.repetitions);
   for (int a = 0; a < NALGO; a++) {
     if (!((rs->algos & opt.algos) >> a & 1)) continue;
     printf("\n%3zu bit key  |", key_bits(rs, a));
@@ -143,7 +148,8 @@ void print_rowsets_text(void) {
   for (size_t set = 0; opt.tcrypt_lines && set < nrowsets; set++)
     if (rowset_printed(set)) print_rowset_lines(set);
   for (size_t set = 0; set < nrowsets; set++)
-    if (rowsets[set].absent && !rowset_measured_anywhere(&rowsets[set]))
+    if (rowsets[set].absent && rowset_selected(&rowsets[set]) &&
+        !rowset_measured_anywhere(&rowsets[set]))
       printf("\n%s\n", rowsets[set].absent);
 }
 

@@ -41,8 +41,8 @@ struct rowset_arg {
 };
 static double rowset_bench(void *v) {
   struct rowset_arg *t = v;
-  message_sweep(t->r.run, t->r.ctx, t->buf, t->rs->sizes, t->rs->nsizes, opt.repetitions,
-                t->ns);
+  (t->rs->cold ? cold_sweep : message_sweep)(t->r.run, t->r.ctx, t->buf, t->rs->sizes,
+                                             t->rs->nsizes, opt.repetitions, t->ns);
   return t->ns[t->rs->nsizes - 1] > 0 ? 1 : 0;
 }
 
@@ -76,7 +76,7 @@ static void worker(const struct impl *p, FILE *out) {
   for (int a = 0; a < NALGO; a++) {
     if (!(opt.algos >> a & 1)) continue;
     void *ctx = p->setup(key, algo_keylen[a]);
-    for (int m = 0; m < NMODE; m++) {
+    for (int m = 0; m < NMODE && !opt.no_slope; m++) {
       struct slope_arg s = {p, ctx, m, buf};
       struct clocked c = clocked_run(slope_bench, &s);
       fprintf(out, "S %d %d %.6g %.6g %.6g\n", a, m, c.value, c.ghz, c.ghz_diff);
@@ -84,7 +84,7 @@ static void worker(const struct impl *p, FILE *out) {
     }
     for (size_t r = 0; r < nrowsets && !opt.no_tcrypt; r++) {
       const struct rowset *rs = &rowsets[r];
-      if (!(rs->algos >> a & 1) || !rowset_supported(rs, p)) continue;
+      if (!(rs->algos >> a & 1) || !rowset_supported(rs, p) || !rowset_selected(rs)) continue;
       if (!rs->salt) {
         measure_rowset(p, r, a, ctx, buf, out);
         continue;

@@ -3,10 +3,10 @@
  * model: records, in order, the guest instructions executed between a start and a stop
  * marker instruction, once per marked window.
  *
- * The markers are HINT instructions with numbers no architecture version allocates (hint
- * #0x6a = start, #0x6b = stop), which every ARM core and qemu execute as NOPs.  The driver
- * (driver.c) puts them right around the call it measures, so nothing has to know an
- * address: the plugin recognises them by their encoding, in A64, A32 and T32 form.
+ * The markers are NOPs no compiler emits (markers.h: HINT #0x6a = start, #0x6b = stop on
+ * ARM, in A64, A32 and T32 form; an 8-byte NOP on x86_64).  The driver (driver.c) puts them
+ * right around the call it measures, so nothing has to know an address: the plugin
+ * recognises them by their encoding.
  *
  * Recording works per translation block: at translation the plugin keeps each block's
  * instructions (address, size, bytes, and qemu's disassembly, which tells ARM from Thumb
@@ -28,9 +28,9 @@
 
 #include <qemu-plugin.h>
 
-QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+#include "markers.h"
 
-enum { MARK_NONE, MARK_START, MARK_STOP };
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 struct insn_rec {
   uint64_t vaddr;
@@ -52,23 +52,6 @@ static uint64_t next_id;
 static int recording;
 static uint64_t window, window_insns;
 static unsigned line_items;
-
-static int mark_of(const uint8_t *b, size_t size) {
-  uint32_t w;
-  if (size != 4) return MARK_NONE;
-  w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-  switch (w) {
-  case 0xd5032d5f: /* A64 hint #0x6a */
-  case 0xe320f06a: /* A32 hint #0x6a */
-  case 0x806af3af: /* T32 hint.w #0x6a (halfwords f3af 806a) */
-    return MARK_START;
-  case 0xd5032d7f:
-  case 0xe320f06b:
-  case 0x806bf3af:
-    return MARK_STOP;
-  }
-  return MARK_NONE;
-}
 
 static void dump_tb(struct tb_rec *tb) {
   size_t i, j;
@@ -109,7 +92,7 @@ static void tb_exec(unsigned int vcpu, void *udata) {
   }
   for (i = 0; i < tb->n; i++) {
     int m = tb->insn[i].mark;
-    if (m == MARK_START) {
+    if (m == WC_MARK_IS_START) {
       if (recording) { /* a start without a stop: close the open window as it is */
         emit(tb, from, i - from);
         end_line();
@@ -121,7 +104,7 @@ static void tb_exec(unsigned int vcpu, void *udata) {
       line_items = 0;
       fprintf(out, "W %" PRIu64 "\n", window);
       from = i + 1;
-    } else if (m == MARK_STOP && recording) {
+    } else if (m == WC_MARK_IS_STOP && recording) {
       emit(tb, from, i - from);
       end_line();
       fprintf(out, "E %" PRIu64 " %" PRIu64 "\n", window, window_insns);
@@ -145,9 +128,9 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     x->vaddr = qemu_plugin_insn_vaddr(insn);
     x->size = (uint32_t)size;
     memcpy(x->bytes, qemu_plugin_insn_data(insn), size < 4 ? size : 4);
-    x->mark = mark_of(x->bytes, size);
+    x->mark = wc_mark_of(qemu_plugin_insn_data(insn), size);
     x->disas = qemu_plugin_insn_disas(insn);
-    r->has_mark |= x->mark != MARK_NONE;
+    r->has_mark |= x->mark != WC_MARK_NONE;
   }
   /* blocks stay allocated: their records are printed when first executed in a window */
   qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS, r);

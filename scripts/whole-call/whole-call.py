@@ -47,7 +47,10 @@ TRIPLES = {'aarch64-unknown-linux-gnu': 'a64', 'armv7-unknown-linux-gnueabihf': 
 TOOLS = {'a64': dict(triple='aarch64-unknown-linux-gnu', cc='aarch64-linux-gnu-gcc', qemu='qemu-aarch64',
                      sysroot='/usr/aarch64-linux-gnu', deb='arm64', multiarch='aarch64-linux-gnu'),
          'a32': dict(triple='armv7-unknown-linux-gnueabihf', cc='arm-linux-gnueabihf-gcc', qemu='qemu-arm',
-                     sysroot='/usr/arm-linux-gnueabihf', deb='armhf', multiarch='arm-linux-gnueabihf')}
+                     sysroot='/usr/arm-linux-gnueabihf', deb='armhf', multiarch='arm-linux-gnueabihf'),
+         # the host, for the footprint report (scripts/footprint/): the system's own peers
+         'x64': dict(triple='x86_64-unknown-linux-gnu', cc='gcc', qemu='qemu-x86_64', sysroot='/',
+                     deb=None, multiarch='x86_64-linux-gnu')}
 # bench/gcm/sources.txt's peer name -> the Debian runtime library its family links, and the
 # headers it needs from the -dev package of the target's architecture (under .deps/<deb>/;
 # MULTI = the multiarch directory; nettle's headers are the host's, they are the same)
@@ -137,7 +140,7 @@ class Build:
             if os.path.lexists(soname):
                 os.unlink(soname)
             os.symlink(lib, soname)
-        root, multi = os.path.join(ROOT, '.deps', t['deb']), t['multiarch']
+        root, multi = os.path.join(ROOT, '.deps', t['deb']) if t['deb'] else '/', t['multiarch']
         dirs = [tdir, os.path.join(root, 'usr', 'lib', multi), os.path.join(root, 'lib', multi)]
         inc = os.path.join(self.out, 'include')
         os.makedirs(inc, exist_ok=True)
@@ -145,7 +148,8 @@ class Build:
             os.symlink('/usr/include/nettle', os.path.join(inc, 'nettle'))    # arch-independent headers
         cflags = ['-O2', '-Wall', '-Wextra', '-Werror', '-I' + BENCH, '-I' + inc, '-I' + os.path.join(ROOT, 'include'),
                   '-I' + os.path.join(root, 'usr', 'include'), '-I' + os.path.join(root, 'usr', 'include', multi)]
-        srcs, peers, links = [os.path.join(HERE, 'driver.c'), os.path.join(BENCH, 'registry.c')], [], []
+        srcs = [os.path.join(HERE, 'driver.c'), os.path.join(HERE, 'regions.c'), os.path.join(BENCH, 'registry.c')]
+        peers, links = [], []
         for line in open(os.path.join(BENCH, 'sources.txt')):
             f = line.split('#')[0].split()
             if len(f) == 1 and f[0].startswith('impl-'):
