@@ -19,7 +19,7 @@ meson install -C "$build" --no-rebuild --quiet --destdir "$dest" >/dev/null || {
 run=$(find "$dest" -path '*/bin/stitchgcm-run' | head -n1)
 [ -x "$run" ] || { echo "FAIL: stitchgcm-run not installed"; exit 1; }
 libdir=$(dirname "$(find "$dest" -name libstitchgcm.so.0 | head -n1)")
-n=$libdir/libstitchgcm.so.0 g=$libdir/libstitchgcm-gcrypt.so
+n=$libdir/libstitchgcm.so.0 g=$(find "$dest" -name libstitchgcm-gcrypt.so | head -n1)
 
 out=$(LD_PRELOAD="/x/a.so $n:/x/b.so" "$run" --env 2>/dev/null)
 [ "$out" = "LD_PRELOAD=$n:$g:/x/a.so:/x/b.so" ] && ok || bad "--env merge: $out"
