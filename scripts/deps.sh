@@ -57,7 +57,7 @@ else
   # An ARM host builds natively with Debian's cargo and lints with Debian's rustfmt/clippy.
   rust_pkgs+=(cargo-web rustfmt-web)
 fi
-[ $packaging = 1 ] && { apt_pkgs+=(dpkg-dev debhelper lintian librust-libc-dev librust-cfg-if-dev)
+[ $packaging = 1 ] && { apt_pkgs+=(dpkg-dev debhelper lintian librust-libc-dev librust-cfg-if-dev help2man)
                         [[ " ${rust_pkgs[*]} " = *" cargo-web "* ]] || rust_pkgs+=(cargo-web); }
 [ $roots = 1 ] && apt_pkgs+=(debootstrap proot qemu-user-static)
 for p in "${rust_pkgs[@]}"; do apt_pkgs+=("$p=$RUST_DEB_VERSION"); done
