@@ -10,6 +10,9 @@
 # $ROOTS is the cache directory (the helper is built into $ROOTS/.bin).
 #
 #   root_base ARCH DIR     debootstrap minbase bookworm into DIR once (stamp DIR/.base-ok)
+#   root_trust DIR ARCH    the host's local CA certificates (/usr/local/share/ca-certificates:
+#                          e.g. a TLS-inspecting proxy's) into the root, so that pip and
+#                          cargo there reach their registries as the host does
 #   root_copy SRC DST      DST := a fresh copy of the root SRC
 #   root_run DIR ARCH CMD  runs CMD (a shell string) in the root as (fake) root, with
 #                          /dev, /proc, /sys and $ROOT_BINDS ("host:guest ...") bound
@@ -67,7 +70,22 @@ root_base() { # ARCH DIR
   echo 'APT::Install-Recommends "false";' >>"$dir/etc/apt/apt.conf.d/99proot"
   root_run "$dir" "$arch" 'apt-get update -qq' >>"$dir.debootstrap.log" 2>&1 ||
     { tail -5 "$dir.debootstrap.log"; return 1; }
-  touch "$dir/.base-ok"
+  root_trust "$dir" "$arch" && touch "$dir/.base-ok"
+}
+
+root_trust() { # DIR ARCH
+  local dir=$1 arch=$2 local_ca=/usr/local/share/ca-certificates c changed=0
+  [ -d "$local_ca" ] || return 0
+  mkdir -p "$dir$local_ca"
+  for c in "$local_ca"/*.crt; do
+    [ -e "$c" ] || continue
+    cmp -s "$c" "$dir$c" || { cp "$c" "$dir$c"; changed=1; }
+  done
+  # Where ca-certificates is installed already, its store is rebuilt; otherwise its
+  # installation picks the files up.
+  if [ $changed = 1 ] && [ -x "$dir/usr/sbin/update-ca-certificates" ]; then
+    root_run "$dir" "$arch" 'update-ca-certificates >/dev/null'
+  fi
 }
 
 root_copy() { # SRC DST
