@@ -11,6 +11,7 @@
 # usage: scripts/build-gcrypt-preload.sh CARGO_TARGET_DIR OUT.so [TRIPLE [CC...]]
 #   TRIPLE: a Rust target (built with Debian's rustc, RUSTC overrides); CC: the C compiler
 #   that links (default cc, or the triple's Debian cross gcc).
+#   $CARGO (default cargo) is the cargo to run.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 target_dir=$1 out=$2 triple=${3:-}
@@ -27,7 +28,7 @@ if [ -n "$triple" ]; then
   esac
 fi
 [ $# -gt 0 ] && cc=("$@")
-cargo "${args[@]}"
+"${CARGO:-cargo}" "${args[@]}"
 "${cc[@]}" -shared -o "$out" -Wl,--whole-archive "$libdir/libstitchgcm_gcrypt.a" -Wl,--no-whole-archive \
   -Wl,--version-script="$top/preload/gcrypt.map" -Wl,-soname,libstitchgcm-gcrypt.so \
   -Wl,--gc-sections -Wl,-z,relro,-z,now -Wl,--no-undefined -lgcc_s -lpthread -ldl -lm -lc

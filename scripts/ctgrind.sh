@@ -109,7 +109,7 @@ else bad "control: the library without ct-validation was NOT reported (${n:-?} e
 
 # Static taint check of the kernels (all backends of this architecture in the table).
 case $mode in
-native) arch=x86_64 ;;
+native) arch=$(uname -m); [ "$arch" = x86_64 ] || [ "$arch" = aarch64 ] || arch="" ;; # the host's
 aarch64) arch=aarch64 ;;
 *) arch="" ;;
 esac

@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Installs everything stitchgcm needs on a fresh Debian 12 (bookworm) x86_64 machine.
+# Installs everything stitchgcm needs on a fresh Debian 12 (bookworm) machine: x86_64 (the
+# development host: cross builds and qemu for ARM) or an arm64/armhf host (native builds
+# only: Debian's rustc-web, cargo-web and rustfmt-web, no cross packages, no models).
 # Idempotent: every step checks whether its result is already there.
 #
+# usage: scripts/deps.sh [--packaging] [--roots]
+#   --packaging  also what `dpkg-buildpackage -b` needs (debian/control's Build-Depends, lintian)
+#   --roots      also debootstrap, proot and qemu-user-static (scripts/test-arm-host.sh)
+#
+# On x86_64:
 #   - Debian's rustc-web 1.85 (the MSRV) plus the aarch64/armv7 standard libraries taken
 #     from Debian's arm64/armhf libstd-rust-web-dev packages, so ARM can be cross-built
 #     without rustup targets;
@@ -16,6 +23,20 @@
 #   - cargo-fuzz (crates.io) for the fuzz targets, run with rustup's nightly toolchain.
 set -euo pipefail
 
+packaging=0 roots=0
+for a in "$@"; do
+  case $a in
+    --packaging) packaging=1 ;;
+    --roots) roots=1 ;;
+    *) echo "deps.sh: unknown option $a" >&2; exit 2 ;;
+  esac
+done
+host_arch=$(dpkg --print-architecture)
+case $host_arch in
+  amd64 | arm64 | armhf) ;;
+  *) echo "deps.sh: Debian $host_arch is not a supported host (amd64, arm64, armhf)" >&2; exit 1 ;;
+esac
+
 RUST_DEB_VERSION=1.85.0+dfsg3-1~deb12u3
 CRYPTOGRAPHY_VECTORS_VERSION=44.0.0
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,21 +45,31 @@ export DEBIAN_FRONTEND=noninteractive
 
 log() { printf '[deps] %s\n' "$*"; }
 
+# Debian's Rust toolchain, all of it at one version (held below).
+rust_pkgs=(rustc-web libstd-rust-web-dev rust-web-clippy)
 apt_pkgs=(
   build-essential pkg-config meson ninja-build python3 python3-pip unzip
-  nettle-dev libgcrypt20-dev libssl-dev gnutls-bin
-  gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
-  qemu-user llvm-19 valgrind
-  "rustc-web=$RUST_DEB_VERSION" "libstd-rust-web-dev=$RUST_DEB_VERSION"
-  "rust-web-clippy=$RUST_DEB_VERSION"
+  nettle-dev libgcrypt20-dev libssl-dev gnutls-bin valgrind
 )
+if [ "$host_arch" = amd64 ]; then
+  # rustup's cargo drives the native build; Debian's rustc the ARM cross builds.
+  apt_pkgs+=(gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
+             qemu-user llvm-19)
+else
+  # An ARM host builds natively with Debian's cargo and lints with Debian's rustfmt/clippy.
+  rust_pkgs+=(cargo-web rustfmt-web)
+fi
+[ $packaging = 1 ] && { apt_pkgs+=(dpkg-dev debhelper lintian librust-libc-dev librust-cfg-if-dev help2man)
+                        [[ " ${rust_pkgs[*]} " = *" cargo-web "* ]] || rust_pkgs+=(cargo-web); }
+[ $roots = 1 ] && apt_pkgs+=(debootstrap proot qemu-user-static)
+for p in "${rust_pkgs[@]}"; do apt_pkgs+=("$p=$RUST_DEB_VERSION"); done
 
 missing=()
 for p in "${apt_pkgs[@]}"; do
   name=${p%%=*}; want=${p#*=}
   have=$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null || true)
   case "$have" in
-    "install ok installed "*) [ "$name" = "$p" ] || [ "${have##* }" = "$want" ] || missing+=("$p") ;;
+    "install ok installed "* | "hold ok installed "*) [ "$name" = "$p" ] || [ "${have##* }" = "$want" ] || missing+=("$p") ;;
     *) missing+=("$p") ;;
   esac
 done
@@ -48,10 +79,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   log "apt-get install ${missing[*]}"
   $SUDO apt-get update -qq || true
   need_update=0
-  $SUDO apt-get install -y -qq --no-install-recommends --allow-downgrades "${missing[@]}" >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends --allow-downgrades \
+    --allow-change-held-packages "${missing[@]}" >/dev/null
 fi
 # Keep a later `apt-get install` of something else from moving the pinned toolchain.
-$SUDO apt-mark hold rustc-web libstd-rust-web-dev rust-web-clippy >/dev/null
+$SUDO apt-mark hold "${rust_pkgs[@]}" >/dev/null
+
+
+# ---- x86_64 hosts only, up to the vectors: what the cross builds, the qemu tests and the ARM
+# models need (an ARM host runs none of them).
+if [ "$host_arch" = amd64 ]; then
 
 # The ARM standard libraries for Debian's rustc: same version, taken from the arm64/armhf debs.
 for pair in arm64:aarch64-unknown-linux-gnu armhf:armv7-unknown-linux-gnueabihf; do
@@ -174,6 +211,7 @@ for arch in arm64 armhf; do
    rm -rf "$vg" && mkdir -p "$vg" && for d in ./*.deb; do dpkg-deb -x "$d" "$vg"; done)
   rm -rf "$tmp"
 done
+fi # ---- end of the x86_64-only part
 
 # NIST CAVP GCM vectors (gcmEncryptExtIV*.rsp, gcmDecrypt*.rsp) from the cryptography-vectors wheel.
 cavp="$top/.vectors/cavp"

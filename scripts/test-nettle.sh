@@ -11,10 +11,12 @@
 #                     run must abort (proof that our code, not nettle's, runs).
 #   gnutls            gnutls-serv/gnutls-cli over loopback, TLS 1.2 and 1.3, AES-128-GCM and
 #                     AES-256-GCM only, 3 MB each (gnutls-cli receives only ~0.5 MB/s here,
-#                     whatever the library), both ends preloaded, GnuTLS's own AES-NI
-#                     code disabled (GNUTLS_CPUID_OVERRIDE=0x1, documented in the GnuTLS
-#                     manual) so that its nettle path runs; binding check and a bogus-backend
-#                     negative control as above.
+#                     whatever the library), both ends started by the launcher
+#                     (`stitchgcm-run --nettle-only --gnutls-nettle`, meson's configured
+#                     copy in build/): stitchgcm preloaded and, where GnuTLS has AES-GCM
+#                     code of its own (x86_64, AArch64), GNUTLS_CPUID_OVERRIDE=0x1 so that
+#                     its nettle path runs; binding check and a bogus-backend negative
+#                     control as above.
 #   aarch64 CPU       under qemu-aarch64 -cpu CPU with Debian's arm64 libnettle8 (fetched by
 #                     scripts/deps.sh into .deps/arm64): preload and relink, every backend.
 #
@@ -92,18 +94,22 @@ gnutls)
   certtool --generate-self-signed --load-privkey key.pem --template tmpl --outfile cert.pem >/dev/null 2>&1
   head -c 3000000 /dev/urandom >data.bin
   size=$(stat -c %s data.bin)
-  export GNUTLS_CPUID_OVERRIDE=0x1
+  ln -sf libstitchgcm.so "$rel/libstitchgcm.so.0"
+  [ -e "$top/build/launcher/stitchgcm-run" ] || (cd "$top" && meson setup build >/dev/null) ||
+    { bad "meson setup build (for the launcher)"; finish; exit; }
+  launch=(sh "$top/build/launcher/stitchgcm-run" --libdir "$rel" --nettle-only --gnutls-nettle)
+  echo "launcher: $("${launch[@]}" --env 2>&1 | paste -sd' ')"
   # transfer LABEL PRIORITY [env...]: serves data.bin over HTTP and fetches it with
   # gnutls-cli; prints the negotiated suite; returns 0 when the body arrived intact.
   transfer() {
     local label=$1 prio=$2; shift 2
     local port=$((20000 + RANDOM % 30000))
-    env "$@" gnutls-serv -q --http --httpdata=data.bin --x509keyfile key.pem \
+    env "$@" "${launch[@]}" gnutls-serv -q --http --httpdata=data.bin --x509keyfile key.pem \
       --x509certfile cert.pem -p $port --priority "$prio" >serv-$label.log 2>&1 &
     local sp=$!
     sleep 0.5
     (printf 'GET / HTTP/1.0\r\n\r\n'; sleep 60) |
-      env "$@" gnutls-cli --logfile=cli-$label.log --insecure -p $port --priority "$prio" localhost \
+      env "$@" "${launch[@]}" gnutls-cli --logfile=cli-$label.log --insecure -p $port --priority "$prio" localhost \
       >got-$label.bin 2>cli-$label.err &
     local cp=$!
     local t=0
@@ -118,8 +124,7 @@ gnutls)
   for v in TLS1.2 TLS1.3; do
     for c in AES-128-GCM AES-256-GCM; do
       label=$v-$c prio="$base:+VERS-$v:+$c"
-      if transfer "$label" "$prio" LD_PRELOAD="$rel/libstitchgcm.so" \
-           LD_DEBUG=bindings LD_DEBUG_OUTPUT="$work/gbind"; then
+      if transfer "$label" "$prio" LD_DEBUG=bindings LD_DEBUG_OUTPUT="$work/gbind"; then
         if grep -q "$c" cli-$label.log; then ok; echo "$label: $((size / 1000000)) MB intact"
         else bad "$label: suite not negotiated"; fi
       else bad "$label: transfer failed"; tail -3 cli-$label.err serv-$label.log; fi
@@ -128,7 +133,7 @@ gnutls)
   done
   # Negative control: with a backend name that does not exist our set-key aborts, so the
   # transfer must fail — the GCM work really went through stitchgcm.
-  if transfer bogus "$base:+VERS-TLS1.3:+AES-128-GCM" LD_PRELOAD="$rel/libstitchgcm.so" STITCHGCM_IMPL=bogus; then
+  if transfer bogus "$base:+VERS-TLS1.3:+AES-128-GCM" STITCHGCM_IMPL=bogus; then
     bad "negative control: transfer succeeded with a bogus backend"
   elif grep -q 'stitchgcm: nettle_gcm_aes128_set_key' serv-bogus.log cli-bogus.err 2>/dev/null; then
     ok; echo "negative control: aborted in nettle_gcm_aes128_set_key as expected"

@@ -19,6 +19,11 @@
 #   - the libgcrypt interposer (scripts/test-gcrypt.sh): x86_64, and under qemu on every ARM
 #     CPU above with Debian's arm64/armhf libgcrypt.
 # and prints a table: target × CPU model × backend → passed/failed.
+# On an arm64 or armhf host (Debian 12) the native part runs natively there -- lint, every
+# backend that CPU runs, the C tests, both drop-ins against the host's own libnettle and
+# libgcrypt, GnuTLS over loopback -- and the cross parts (qemu, models) are skipped: they
+# need the x86_64 host's cross toolchains (scripts/test-arm-host.sh proves the ARM host path
+# in emulated Debian roots).
 #
 # usage: scripts/test.sh [--no-deps] [--only native|fuzz|aarch64|armv7]
 set -uo pipefail
@@ -35,6 +40,19 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ $deps = 1 ] && { bash scripts/deps.sh || { echo "scripts/deps.sh failed" >&2; exit 1; }; }
+
+# The host's target name in the table (Debian's architecture: an armhf userland on an arm64
+# kernel is armv7).
+case $(dpkg --print-architecture 2>/dev/null || uname -m) in
+  amd64 | x86_64) host=x86_64 ;;
+  arm64 | aarch64) host=aarch64 ;;
+  armhf | armv7l) host=armv7 ;;
+  *) host=$(uname -m) ;;
+esac
+cross=0; [ "$host" = x86_64 ] && cross=1
+if [ $cross = 0 ] && [ -n "$only" ] && [ "$only" != native ]; then
+  echo "--only $only runs on x86_64 hosts; on this $host host: --only native"; exit 0
+fi
 
 export CARGO_TERM_COLOR=never
 logdir=$top/target/test-logs
@@ -76,8 +94,10 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   p=0 f=0
   if cargo fmt --all --check >"$logdir/fmt.log" 2>&1; then p=$((p+1)); else f=$((f+1)); cat "$logdir/fmt.log"; fi
   if cargo clippy --workspace --all-targets -- -D warnings >"$logdir/clippy.log" 2>&1; then p=$((p+1)); else f=$((f+1)); tail -40 "$logdir/clippy.log"; fi
-  # The ARM code is only compiled for ARM: lint it with Debian's clippy 1.85 (the MSRV).
+  # The ARM code is only compiled for ARM: lint it with Debian's clippy 1.85 (the MSRV). (An
+  # ARM host's own target is the plain clippy run above.)
   for t in aarch64-unknown-linux-gnu armv7-unknown-linux-gnueabihf; do
+    [ $cross = 1 ] || continue
     if RUSTC=/usr/bin/rustc CARGO_TARGET_DIR=target/debian-clippy /usr/bin/cargo-clippy clippy \
          --target $t --all-targets -- -D warnings >"$logdir/clippy-$t.log" 2>&1; then
       p=$((p+1)); else f=$((f+1)); tail -40 "$logdir/clippy-$t.log"; fi
@@ -93,20 +113,20 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   record lint - - "fmt/clippy/header/gen" $p $f
 
   # -------------------------------------------------------------- x86_64 native
-  step "x86_64 native"
+  step "$host native"
   cargo build --release --example backends -q
   mapfile -t backends < <(target/release/examples/backends)
   echo "backends: ${backends[*]}"
   log="$logdir/native-default.log"
   cargo test --release --workspace >"$log" 2>&1; rc=$?
   read -r p f < <(libtest_counts "$log" $rc)
-  record x86_64 native "${backends[0]}*" "rust (all)" $p $f
+  record "$host" native "${backends[0]}*" "rust (all)" $p $f
   [ $rc = 0 ] || tail -30 "$log"
   for b in "${backends[@]:1}"; do
     log="$logdir/native-$b.log"
     STITCHGCM_IMPL=$b cargo test --release --tests >"$log" 2>&1; rc=$?
     read -r p f < <(libtest_counts "$log" $rc)
-    record x86_64 native "$b" "rust (forced)" $p $f
+    record "$host" native "$b" "rust (forced)" $p $f
     [ $rc = 0 ] || tail -30 "$log"
   done
 
@@ -117,7 +137,7 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   ok=$(grep -Eo '^Ok: +[0-9]+' "$log" | grep -Eo '[0-9]+' || echo 0)
   bad=$(grep -Eo '^Fail: +[0-9]+' "$log" | grep -Eo '[0-9]+' || echo 0)
   [ $rc != 0 ] && [ "$bad" = 0 ] && bad=1
-  record x86_64 native "${backends[0]}*" "C via meson" "$ok" "$bad"
+  record "$host" native "${backends[0]}*" "C via meson" "$ok" "$bad"
   [ $rc = 0 ] || tail -40 "$log"
 
   # nettle drop-in: system nettle vs LD_PRELOAD / relink (every backend), symbol bindings,
@@ -127,8 +147,8 @@ if [ -z "$only" ] || [ "$only" = native ]; then
     log="$logdir/nettle-$m.log"
     bash scripts/test-nettle.sh $m >"$log" 2>&1; rc=$?
     read -r p f < <(plain_counts "$log" $rc)
-    if [ $m = native ]; then record x86_64 native all "nettle ABI (C)" $p $f
-    else record x86_64 native "${backends[0]}*" "GnuTLS loopback" $p $f; fi
+    if [ $m = native ]; then record "$host" native all "nettle ABI (C)" $p $f
+    else record "$host" native "${backends[0]}*" "GnuTLS loopback" $p $f; fi
     [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
   done
 
@@ -138,7 +158,7 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   log="$logdir/gcrypt-native.log"
   bash scripts/test-gcrypt.sh native >"$log" 2>&1; rc=$?
   read -r p f < <(plain_counts "$log" $rc)
-  record x86_64 native all "libgcrypt ABI (C)" $p $f
+  record "$host" native all "libgcrypt ABI (C)" $p $f
   [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
 
   # Constant time (scripts/ctgrind.sh: valgrind with secrets marked undefined for the
@@ -162,7 +182,9 @@ fi
 # for FUZZ_SECONDS each (default 60) from its committed seeds alone. One row per target:
 # passed when it did not crash and its seeds are what its generator makes; executions and
 # coverage are in the fuzz table below and in the log. Lint of fuzz/ is its own row.
-if [ -z "$only" ] || [ "$only" = native ] || [ "$only" = fuzz ]; then
+# (x86_64 hosts: fuzz.sh builds for x86_64 with rustup's nightly, which an ARM host's
+# Debian toolchain does not have.)
+if [ $cross = 1 ] && { [ -z "$only" ] || [ "$only" = native ] || [ "$only" = fuzz ]; }; then
   step "fuzz (${FUZZ_SECONDS:-60}s per target)"
   log="$logdir/fuzz.log"
   bash scripts/fuzz.sh --seconds "${FUZZ_SECONDS:-60}" --fresh --lint --check-seeds \
@@ -296,7 +318,7 @@ whole_call() { # TARGET CPU-COLUMN
   sed '/^# instructions per call/q' "$log" | grep -E '^(\| (bytes|16 |1420)|[A-Z0-9]+ model)' || true
 }
 
-if [ -z "$only" ] || [ "$only" = aarch64 ]; then
+if [ $cross = 1 ] && { [ -z "$only" ] || [ "$only" = aarch64 ]; }; then
   cross_suite aarch64-unknown-linux-gnu aarch64-linux-gnu-gcc qemu-aarch64 /usr/aarch64-linux-gnu max cortex-a57
   # Constant time: Debian's arm64 valgrind under qemu (aarch64-ce, -neon, soft) and the
   # static taint check of the AArch64 kernels (-eor3, which valgrind cannot run).
@@ -321,7 +343,7 @@ fi
 # bench/bench-gcm cross-built with only stitchgcm (no ARM peers installed) and run in quick
 # mode: its timings are the emulator's, so this checks that it runs, that every backend
 # agrees with the others and the known answers, and that it flags itself as emulated.
-if [ -z "$only" ] || [ "$only" = aarch64 ]; then
+if [ $cross = 1 ] && { [ -z "$only" ] || [ "$only" = aarch64 ]; }; then
   step "aarch64: bench harness (qemu; timings meaningless)"
   rel=target/debian/aarch64-unknown-linux-gnu/release log=$logdir/aarch64-bench.log
   mkdir -p "$logdir/aarch64-c"
@@ -334,7 +356,7 @@ if [ -z "$only" ] || [ "$only" = aarch64 ]; then
     record aarch64 max all "bench harness (qemu)" 1 0
   else record aarch64 max all "bench harness (qemu)" 0 1; tail -20 "$log"; fi
 fi
-if [ -z "$only" ] || [ "$only" = armv7 ]; then
+if [ $cross = 1 ] && { [ -z "$only" ] || [ "$only" = armv7 ]; }; then
   cross_suite armv7-unknown-linux-gnueabihf arm-linux-gnueabihf-gcc qemu-arm /usr/arm-linux-gnueabihf cortex-a15 max
   step "armv7: constant time (valgrind under qemu)"
   log="$logdir/ctgrind-armv7.log"
@@ -359,5 +381,6 @@ step "summary (* = detected backend; others forced with STITCHGCM_IMPL) in $(( $
 printf '%-14s %-11s %-17s %-22s %7s %7s\n' target cpu backend suite passed failed
 printf '%s\n' "${rows[@]}"
 echo
+[ $cross = 1 ] || echo "(on this $host host: native only; the qemu, model and fuzz parts run on x86_64 hosts)"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ]

@@ -50,6 +50,11 @@ const CTX_MAGIC_SECURE: u32 = 0x4691_9042;
 const GCRYCTL_RESET: c_int = 4;
 const GCRYCTL_FINALIZE: c_int = 5;
 const PRIV_CIPHERCTL_GET_INPUT_VECTOR: c_int = 62;
+/// stitchgcm's own `ctl` command, none of libgcrypt's (`stitchgcm-run --check`): on one of
+/// our handles, the NUL-terminated name of the backend serving it into `buffer`
+/// (`GPG_ERR_TOO_SHORT` if it does not fit). libgcrypt answers it on its own handles with
+/// `GPG_ERR_INV_OP`, so the caller also learns whether a handle is ours.
+const STITCHGCM_CTL_BACKEND: c_int = 0x5347_4301; // "SGC", 1
 /// `ctl` commands for which libgcrypt reads the handle (1.10 to 1.12, private ones
 /// included): CFB_SYNC, RESET, SET_CBC_CTS, SET_CBC_MAC, 61-63 (test API),
 /// SET_CCM_LENGTHS, SET_SBOX, SET_DECRYPTION_TAG. Others answer a NULL handle themselves.
@@ -204,6 +209,9 @@ pub unsafe extern "C" fn gcry_cipher_ctl(
             // SAFETY: caller's contract for `buffer`.
             PRIV_CIPHERCTL_GET_INPUT_VECTOR =>
                 gpg(SRC_GCRYPT, unsafe { g.input_vector(buffer.cast(), buflen) }),
+            // SAFETY: caller's contract for `buffer`.
+            STITCHGCM_CTL_BACKEND =>
+                gpg(SRC_GCRYPT, unsafe { backend_name(buffer.cast(), buflen) }),
             // Everything else leaves GCM state alone: the real handle answers it.
             // SAFETY: our inner handle is a live libgcrypt handle.
             _ => real().map_or(gpg(SRC_GCRYPT, NOT_IMPLEMENTED), |r| unsafe {
@@ -212,6 +220,26 @@ pub unsafe extern "C" fn gcry_cipher_ctl(
         },
         |r| unsafe { (r.ctl)(h, cmd, buffer, buflen) }
     )
+}
+
+/// STITCHGCM_CTL_BACKEND: the selected backend's name and a NUL into `buffer[..len]`.
+///
+/// # Safety
+/// `buffer` is NULL or writable for `len` bytes.
+unsafe fn backend_name(buffer: *mut u8, len: usize) -> u32 {
+    let Ok(id) = stitchgcm::cpu::selected() else {
+        return NOT_SUPPORTED;
+    };
+    let name = id.name().as_bytes();
+    if buffer.is_null() || len <= name.len() {
+        return TOO_SHORT;
+    }
+    // SAFETY: `buffer` is writable for `len` > name.len() bytes (checked above).
+    unsafe {
+        ptr::copy_nonoverlapping(name.as_ptr(), buffer, name.len());
+        *buffer.add(name.len()) = 0;
+    }
+    0
 }
 
 /// # Safety

@@ -5,7 +5,7 @@
 //! library was dlopen()ed instead of preloaded, RTLD_NEXT may not reach libgcrypt, so the
 //! already-loaded `libgcrypt.so.20` is asked directly (RTLD_NOLOAD never loads it).
 
-use core::ffi::{c_int, c_uint, c_void, CStr};
+use core::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::sync::OnceLock;
 
 /// `gcry_cipher_hd_t`.
@@ -41,6 +41,12 @@ unsafe impl Sync for Real {}
 // SAFETY: as above.
 unsafe impl Send for Real {}
 
+extern "C" {
+    // glibc's dlvsym (<dlfcn.h>), declared here: the libc crate of Debian 12 (0.2.139, which
+    // the Debian package builds with) has no binding for it yet.
+    fn dlvsym(handle: *mut c_void, symbol: *const c_char, version: *const c_char) -> *mut c_void;
+}
+
 const VERSION: &CStr = c"GCRYPT_1.6";
 const GCRYCTL_FIPS_MODE_P: c_int = 55;
 
@@ -48,7 +54,7 @@ fn lookup(name: &CStr) -> *mut c_void {
     // SAFETY: dlvsym/dlopen/dlclose with NUL-terminated names; RTLD_NOLOAD only returns a
     // handle to a library that is already loaded, and dlclose drops that extra reference.
     unsafe {
-        let p = libc::dlvsym(libc::RTLD_NEXT, name.as_ptr(), VERSION.as_ptr());
+        let p = dlvsym(libc::RTLD_NEXT, name.as_ptr(), VERSION.as_ptr());
         if !p.is_null() {
             return p;
         }
@@ -59,7 +65,7 @@ fn lookup(name: &CStr) -> *mut c_void {
         if lib.is_null() {
             return p;
         }
-        let p = libc::dlvsym(lib, name.as_ptr(), VERSION.as_ptr());
+        let p = dlvsym(lib, name.as_ptr(), VERSION.as_ptr());
         libc::dlclose(lib);
         p
     }
