@@ -181,10 +181,18 @@ def steady_loop(seq, is_branch):
         if seq[i + 1].vaddr < seq[i].vaddr and is_branch(seq[i].mnem):
             key = (seq[i + 1].vaddr, seq[i].vaddr)
             cand[key] = cand.get(key, 0) + 1
-    cand = {k: v for k, v in cand.items() if v > 1}
-    if not cand:
+
+    def stays_inside(key):
+        # a loop's iterations execute inside [start, end]; a branch back to a lower address
+        # that leaves it (a tail call) is no loop
+        start, end = key
+        idx = [i for i, x in enumerate(seq) if x.vaddr == start]
+        return all(start <= x.vaddr <= end for x in seq[idx[0]:idx[-1] + 1])
+    best = sorted((kv for kv in cand.items() if kv[1] > 1), key=lambda kv: -kv[1] * (kv[0][1] - kv[0][0]))
+    best = next((k for k, _ in best if stays_inside(k)), None)
+    if best is None:
         return None
-    (start, end), _ = max(cand.items(), key=lambda kv: kv[1] * (kv[0][1] - kv[0][0]))
+    start, end = best
     first = next(i for i, x in enumerate(seq) if x.vaddr == start)
     last = max(i for i, x in enumerate(seq) if x.vaddr == end)
     heads = [i for i in range(first, last + 1) if seq[i].vaddr == start]
