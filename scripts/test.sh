@@ -161,6 +161,12 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   record "$host" native all "libgcrypt ABI (C)" $p $f
   [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
 
+  # debian/*.symbols list exactly what the two libraries export (names and versions).
+  log="$logdir/symbols.log"
+  if sh debian/symbols-current.sh target/release/libstitchgcm.so target/release/libstitchgcm-gcrypt.so \
+       >"$log" 2>&1; then record "$host" native all "Debian symbols files" 2 0
+  else record "$host" native all "Debian symbols files" 0 1; cat "$log"; fi
+
   # Constant time (scripts/ctgrind.sh: valgrind with secrets marked undefined for the
   # backends valgrind runs, a static taint check of the kernels for x86_64-vaes, controls
   # that must be reported; docs/constant-time.md) and the C tests under ASan+UBSan and TSan.
