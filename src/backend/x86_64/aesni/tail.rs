@@ -5,7 +5,9 @@
 //! in registers.
 
 use super::GROUP;
-use crate::backend::x86_64::common::{bswap_mask, ctr_block, load, rk, store, tail_by_count};
+use crate::backend::x86_64::common::{
+    bswap_mask, ctr_block, load, middle_rounds, rk, store, tail_by_count,
+};
 use crate::backend::x86_64::common::{Acc, XKey};
 use core::arch::x86_64::*;
 
@@ -36,14 +38,11 @@ unsafe fn tail_n<const ENC: bool, const N: usize, const J: bool>(
         if J {
             ks[N] = _mm_xor_si128(load(j0), key);
         }
-        let rounds = k.rounds as usize;
-        for r in 1..rounds {
-            let key = rk(k, r);
+        let last = middle_rounds!(k, |key| {
             for b in ks.iter_mut().take(lanes) {
                 *b = _mm_aesenc_si128(*b, key);
             }
-        }
-        let last = rk(k, rounds);
+        });
         if J {
             store(j0, _mm_aesenclast_si128(ks[N], last));
         }

@@ -11,7 +11,7 @@
 //! Everything here is constant time: the branches and the one table offset (the mask of
 //! the partial block) depend on lengths, which are public.
 
-use super::{bswap_mask, load, rk, store, Acc, XKey};
+use super::{bswap_mask, load, middle_rounds, rk, store, Acc, XKey};
 use crate::backend::partial::{load_partial, store_partial};
 use crate::secret::ct_eq;
 use core::arch::x86_64::*;
@@ -117,14 +117,11 @@ unsafe fn short_lanes<const ENC: bool, const LANES: usize>(
             let ctr = _mm_shuffle_epi8(_mm_add_epi32(c, _mm_cvtsi32_si128(i as i32)), bs);
             *l = _mm_xor_si128(ctr, key);
         }
-        let rounds = k.rounds as usize;
-        for r in 1..rounds {
-            let key = rk(k, r);
+        let last = middle_rounds!(k, |key| {
             for l in lanes.iter_mut() {
                 *l = _mm_aesenc_si128(*l, key);
             }
-        }
-        let last = rk(k, rounds);
+        });
         for l in lanes.iter_mut() {
             *l = _mm_aesenclast_si128(*l, last);
         }

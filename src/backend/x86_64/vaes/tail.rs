@@ -8,7 +8,9 @@ use super::ymm::{
     aesenc, aesenclast, bswap256, ctr_blocks, ctr_pair, load256, low_lane, store256, Acc2,
 };
 use super::WIDE;
-use crate::backend::x86_64::common::{bswap_mask, ctr_block, load, rk, store, tail_by_count};
+use crate::backend::x86_64::common::{
+    bswap_mask, ctr_block, load, middle_rounds, rk, store, tail_by_count,
+};
 use crate::backend::x86_64::common::{Acc, XKey};
 use core::arch::x86_64::*;
 
@@ -28,12 +30,11 @@ unsafe fn tail_n<const ENC: bool, const N: usize, const J: bool>(
 ) {
     // SAFETY: `src`/`dst` hold 16*N bytes and `j0` 16 bytes if `J` (caller's contract);
     // features enabled; pair indices < N/2 ≤ 7, key-table indices 16-N+2j+1 ≤ 15 and
-    // round indices ≤ rounds ≤ 14.
+    // round indices ≤ 14.
     unsafe {
         let pairs = N / 2;
         let odd = N % 2 == 1;
         let bs = bswap256();
-        let rounds = k.rounds as usize;
         let k0 = rk(k, 0);
         let k0y = _mm256_broadcastsi128_si256(k0);
         let cy = ctr_pair(*c);
@@ -50,8 +51,7 @@ unsafe fn tail_n<const ENC: bool, const N: usize, const J: bool>(
         if J {
             jb = _mm_xor_si128(load(j0), k0);
         }
-        for r in 1..rounds {
-            let key = rk(k, r);
+        let kl = middle_rounds!(k, |key| {
             let key_y = _mm256_broadcastsi128_si256(key);
             for blk in b.iter_mut().take(pairs) {
                 *blk = aesenc(*blk, key_y);
@@ -62,8 +62,7 @@ unsafe fn tail_n<const ENC: bool, const N: usize, const J: bool>(
             if J {
                 jb = _mm_aesenc_si128(jb, key);
             }
-        }
-        let kl = rk(k, rounds);
+        });
         let kl_y = _mm256_broadcastsi128_si256(kl);
         if J {
             store(j0, _mm_aesenclast_si128(jb, kl));
