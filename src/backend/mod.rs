@@ -158,6 +158,20 @@ pub(crate) trait Backend {
     /// `data` must be valid for reads of `16 * blocks` bytes.
     unsafe fn ghash(m: &Material, y: &mut [u8; 16], data: *const u8, blocks: usize);
 
+    /// The end of a message: `y` absorbs the lengths block `lens`, and the tag is
+    /// E(K, `j0`) ^ `y`. One call, so a backend can run the AES and the one-block GHASH
+    /// side by side in registers (the per-call cost of streaming front-ends).
+    fn tag(m: &Material, j0: &[u8; 16], y: &mut [u8; 16], lens: &[u8; 16]) -> [u8; 16] {
+        let mut mask = *j0;
+        Self::encrypt_block(m, &mut mask);
+        // SAFETY: `lens` is one readable block.
+        unsafe { Self::ghash(m, y, lens.as_ptr(), 1) };
+        for (t, y) in mask.iter_mut().zip(y.iter()) {
+            *t ^= y;
+        }
+        mask
+    }
+
     /// GHASH of `len` bytes, the last partial block zero-padded (AAD, IVs). The default
     /// pads that block on the stack; a backend that reads it into a register
     /// (`partial.rs`) avoids a store-forwarding stall on the way.

@@ -26,6 +26,11 @@ pub(crate) trait BlockKey {
     /// y = GHASH_H(y, data); `data` is whole blocks.
     fn ghash(&self, y: &mut [u8; 16], data: &[u8]);
 
+    /// y = GHASH_H(y, lens); returns E(K, j0) ^ y (the tag).
+    fn tag(&self, j0: &[u8; 16], y: &mut [u8; 16], lens: &[u8; 16]) -> [u8; 16] {
+        tag_by_parts(self, j0, y, lens)
+    }
+
     /// y = GHASH_H(y, data zero-padded to whole blocks).
     fn ghash_padded(&self, y: &mut [u8; 16], data: &[u8]) {
         padded(y, data, |y, blocks| self.ghash(y, blocks));
@@ -47,6 +52,22 @@ pub(crate) trait BlockKey {
         blocks: usize,
         j0: Option<&mut [u8; 16]>,
     );
+}
+
+/// [`BlockKey::tag`] from one-block encryption and GHASH.
+pub(crate) fn tag_by_parts(
+    key: &(impl BlockKey + ?Sized),
+    j0: &[u8; 16],
+    y: &mut [u8; 16],
+    lens: &[u8; 16],
+) -> [u8; 16] {
+    let mut mask = *j0;
+    key.encrypt_block(&mut mask);
+    key.ghash(y, lens);
+    for (t, y) in mask.iter_mut().zip(y.iter()) {
+        *t ^= y;
+    }
+    mask
 }
 
 /// GHASH of `data` zero-padded to whole blocks with a whole-block GHASH `ghash`.
@@ -213,11 +234,8 @@ impl Core {
     /// The full 16-byte tag: GHASH of the lengths block, masked with E(K, J0).
     /// Leaves `y` modified (as nettle's `gcm_digest` does).
     pub(crate) fn finish(&mut self, key: &impl BlockKey) -> [u8; 16] {
-        let mut mask = self.j0;
-        key.encrypt_block(&mut mask);
-        let tag = self.finish_masked(key, &mask);
-        wipe_bytes(&mut mask);
-        tag
+        let lens = self.lengths();
+        key.tag(&self.j0, &mut self.y, &lens)
     }
 
     /// The lengths block (AAD and text lengths in bits, 64-bit big-endian each) as

@@ -120,6 +120,13 @@ impl BlockKey for Engine<'_> {
         }
     }
 
+    fn tag(&self, j0: &[u8; 16], y: &mut [u8; 16], lens: &[u8; 16]) -> [u8; 16] {
+        match self {
+            Engine::Fused(k) => k.tag(j0, y, lens),
+            Engine::Generic(..) => super::core::tag_by_parts(self, j0, y, lens),
+        }
+    }
+
     fn ghash_padded(&self, y: &mut [u8; 16], data: &[u8]) {
         match self {
             Engine::Fused(k) => k.ghash_padded(y, data),

@@ -193,6 +193,10 @@ impl BlockKey for Key {
         with_backend!(self.backend(), B => B::encrypt_block2(&self.material, a, b))
     }
 
+    fn tag(&self, j0: &[u8; 16], y: &mut [u8; 16], lens: &[u8; 16]) -> [u8; 16] {
+        with_backend!(self.backend(), B => B::tag(&self.material, j0, y, lens))
+    }
+
     fn ghash(&self, y: &mut [u8; 16], data: &[u8]) {
         debug_assert!(data.len() % BLOCK == 0);
         // SAFETY: `data` is a valid slice of `data.len()` bytes, a multiple of 16.

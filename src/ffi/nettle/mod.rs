@@ -63,6 +63,9 @@ struct Header {
     /// 16, 24 or 32 when `cipher` was recognised as nettle AES of that size and our key
     /// matches it; 0 for any other block cipher.
     aes_len: u32,
+    /// The address of `nettle_aes{128,192,256}_encrypt` for `aes_len` (0 if the process
+    /// has none): a call naming it needs no search through nettle's AES functions.
+    aes_fn: usize,
     /// The first `aes_len` bytes of the AES schedule (the raw key) and its last round key:
     /// ties our expanded key to the nettle schedule it was made from.
     fingerprint: [u8; 48],
@@ -147,6 +150,7 @@ unsafe fn aes_ctx_view(cipher: *const c_void) -> Option<AesView> {
 }
 
 /// If `f` is nettle's AES encryption, the schedule it will read from `cipher`.
+#[inline]
 unsafe fn recognise(cipher: *const c_void, f: nettle_cipher_func) -> Option<AesView> {
     let f = f as usize;
     for (i, key_len) in [16, 24, 32].into_iter().enumerate() {
@@ -181,6 +185,7 @@ unsafe fn fingerprint(v: AesView) -> [u8; 48] {
 
 /// Whether the schedule at `v` carries fingerprint `fp`, compared in constant time a word
 /// at a time (this runs on every call, so it must be cheap).
+#[inline]
 unsafe fn fingerprint_matches(v: AesView, fp: &[u8; 48]) -> bool {
     let word = |p: *const u8, i: usize| {
         // SAFETY: callers pass offsets inside the schedule (see `fingerprint`).
@@ -204,6 +209,7 @@ unsafe fn fingerprint_matches(v: AesView, fp: &[u8; 48]) -> bool {
 /// The header at the start of a caller's `struct gcm_key`, validated: borrowed in place
 /// when its address suits `Header`'s alignment (always, for structs that nettle's own
 /// code laid out), else copied into `copy`.
+#[inline]
 unsafe fn header<'a>(func: &str, gk: *const u8, copy: &'a mut Option<Header>) -> &'a Header {
     if gk.is_null() {
         die(func, "NULL gcm key");
@@ -231,6 +237,7 @@ unsafe fn header<'a>(func: &str, gk: *const u8, copy: &'a mut Option<Header>) ->
 /// Our expanded key inside `struct gcm_key`, in place when it is still 16-byte aligned;
 /// a context copied to an address of another alignment gets an aligned copy in `tmp`
 /// for the call (wiped when dropped).
+#[inline]
 unsafe fn our_key<'a>(func: &str, gk: *const u8, h: &Header, tmp: &'a mut Option<Key>) -> &'a Key {
     // SAFETY: `header` checked that the key lies inside the 4096-byte struct.
     let p = unsafe { gk.add(h.key_off as usize) } as *const Key;
@@ -270,6 +277,7 @@ unsafe fn set_aes_key(func: &str, gk: *mut u8, raw: &[u8], view: AesView) -> [u8
         magic: MAGIC,
         key_off: key_off as u32,
         aes_len: raw.len() as u32,
+        aes_fn: aes_fn(raw.len() / 8 - 2),
         // SAFETY: `view` describes the schedule just written by the caller.
         fingerprint: unsafe { fingerprint(view) },
         ghash: GhashTable::new(&h),
@@ -285,6 +293,7 @@ unsafe fn set_generic_key(gk: *mut u8, h: &[u8; 16]) {
         magic: MAGIC,
         key_off: 0,
         aes_len: 0,
+        aes_fn: 0,
         fingerprint: [0; 48],
         ghash: GhashTable::new(h),
     };
@@ -306,6 +315,7 @@ unsafe fn write_schedule(schedule: *mut u8, raw: &[u8]) {
 /// The engine for a call that names its cipher (`gcm_encrypt`, `gcm_decrypt`,
 /// `gcm_digest`): fused when `f` is nettle's AES of the keyed size over the schedule we
 /// expanded, generic (`ecb`, the caller's `f`) otherwise.
+#[inline]
 unsafe fn engine_for<'a>(
     func: &str,
     gk: *const u8,
@@ -316,8 +326,17 @@ unsafe fn engine_for<'a>(
     tmp: &'a mut Option<Key>,
 ) -> Engine<'a> {
     if h.aes_len != 0 {
-        // SAFETY: `f` identifies the layout of `cipher` when it is nettle's AES.
-        if let Some(view) = unsafe { recognise(cipher, f) } {
+        let view = if f as usize == h.aes_fn {
+            // The function set-key found for this key size: `cipher` is its bare schedule.
+            Some(AesView {
+                schedule: cipher as *const u8,
+                key_len: h.aes_len as usize,
+            })
+        } else {
+            // SAFETY: `f` identifies the layout of `cipher` when it is nettle's AES.
+            unsafe { recognise(cipher, f) }
+        };
+        if let Some(view) = view {
             // SAFETY: `view` is a schedule of `key_len` bytes' worth of rounds.
             if view.key_len == h.aes_len as usize
                 && unsafe { fingerprint_matches(view, &h.fingerprint) }
@@ -334,6 +353,7 @@ unsafe fn engine_for<'a>(
 /// the schedule in `view`. If the schedule no longer matches our key (the caller re-keyed
 /// `cipher` behind our back), a temporary key is expanded from the schedule's raw key and
 /// GHASH keeps the set-key-time H, as nettle would.
+#[inline]
 unsafe fn engine_for_aes<'a>(
     func: &str,
     gk: *const u8,
@@ -358,6 +378,7 @@ unsafe fn engine_for_aes<'a>(
 }
 
 /// The engine for set_iv / update (GHASH only).
+#[inline]
 unsafe fn engine_ghash<'a>(
     func: &str,
     gk: *const u8,
@@ -376,6 +397,7 @@ unsafe fn engine_ghash<'a>(
 /// Runs `op` on the caller's `struct gcm_ctx` (64 bytes): in place when its address
 /// suits `Core`'s alignment, else on a copy that is written back. The copy holds nothing
 /// the caller's struct does not, so it needs no wiping.
+#[inline]
 unsafe fn with_core<R>(func: &str, ctx: *mut u8, op: impl FnOnce(&mut Core) -> R) -> R {
     if ctx.is_null() {
         die(func, "NULL gcm context");
@@ -394,6 +416,7 @@ unsafe fn with_core<R>(func: &str, ctx: *mut u8, op: impl FnOnce(&mut Core) -> R
     r
 }
 
+#[inline]
 unsafe fn op_set_iv(func: &str, ctx: *mut u8, gk: *const u8, len: usize, iv: *const u8) {
     // SAFETY: forwarded from the exported function's contract.
     let iv = unsafe { bytes(func, iv, len) };
@@ -411,6 +434,7 @@ unsafe fn op_set_iv(func: &str, ctx: *mut u8, gk: *const u8, len: usize, iv: *co
     unsafe { with_core(func, ctx, |core| *core = fresh) };
 }
 
+#[inline]
 unsafe fn op_update(func: &str, ctx: *mut u8, gk: *const u8, len: usize, data: *const u8) {
     // SAFETY: forwarded from the exported function's contract.
     unsafe {
@@ -432,6 +456,7 @@ unsafe fn op_update(func: &str, ctx: *mut u8, gk: *const u8, len: usize, data: *
     }
 }
 
+#[inline]
 unsafe fn op_crypt(
     func: &str,
     e: &Engine,
@@ -461,6 +486,7 @@ unsafe fn op_crypt(
     }
 }
 
+#[inline]
 unsafe fn op_digest(func: &str, e: &Engine, ctx: *mut u8, len: usize, digest: *mut u8) {
     assertion(func, len <= 16, "length <= GCM_DIGEST_SIZE");
     // Like nettle: no reset; the GHASH state keeps the lengths block.

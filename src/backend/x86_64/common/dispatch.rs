@@ -46,6 +46,11 @@ macro_rules! x86_backend {
                     unsafe { $ghash(m.view(), y, data, blocks) }
                 }
 
+                fn tag(m: &Material, j0: &[u8; 16], y: &mut [u8; 16], lens: &[u8; 16]) -> [u8; 16] {
+                    // SAFETY: CPU support checked when the key was made.
+                    unsafe { crate::backend::x86_64::common::tag(m.view(), j0, y, lens) }
+                }
+
                 unsafe fn ghash_bytes(m: &Material, y: &mut [u8; 16], data: *const u8, len: usize) {
                     let whole = len / 16;
                     // SAFETY: forwarded contract; CPU support checked at key setup.

@@ -31,8 +31,8 @@ mod polyval;
 pub(crate) mod short;
 
 pub(crate) use block::{
-    bswap_mask, ctr_block, ctr_from_native, ctr_to_native, encrypt_block, encrypt_block2, load, rk,
-    store,
+    bswap_mask, ctr_block, ctr_from_native, ctr_to_native, encrypt_block, encrypt_block2, load,
+    middle_rounds, rk, store,
 };
 pub(crate) use cpu::{aesni_available, vaes_available};
 pub(crate) use ctr::ctr_only;
@@ -40,5 +40,5 @@ pub(crate) use dispatch::{
     ghash_by_count, per_key_size, pin_registers, tail_by_count, x86_backend,
 };
 pub(crate) use key::{init, XKey};
-pub(crate) use polyval::{ghash_n, ghash_partial, Acc};
+pub(crate) use polyval::{ghash_n, ghash_partial, tag, Acc};
 pub(crate) use short::short;
