@@ -259,7 +259,11 @@ for line in open(sys.argv[1]):
   # The cdylib's soname is libstitchgcm.so.0: make it findable next to the .so.
   ln -sf libstitchgcm.so "$rel/libstitchgcm.so.0"
 
+  # A forced backend runs the same code under every CPU model that offers it (the model
+  # only decides what is offered and detected): each runs under the first model that
+  # offers it; later models run their detected backend and the ones not yet run.
   local cpu b
+  local -A covered=()
   for cpu in "$@"; do
     local run=("$qemu" -L "$sysroot" -cpu "$cpu")
     mapfile -t backends < <("${run[@]}" "$rel/examples/backends")
@@ -268,6 +272,11 @@ for line in open(sys.argv[1]):
     local first=1
     for b in "${backends[@]}"; do
       local label=$b env=()
+      if [ $first = 0 ] && [ -n "${covered[$b]:-}" ]; then
+        echo "$b: run under -cpu ${covered[$b]} above"
+        continue
+      fi
+      covered[$b]=${covered[$b]:-$cpu}
       if [ $first = 1 ]; then label="$b*"; else env=(STITCHGCM_IMPL="$b"); fi
       first=0
       local log="$logdir/$short-$cpu-$b.log" p=0 f=0 rc t
