@@ -7,7 +7,10 @@
 //! first; 4..8 bytes two 4-byte reads; 1..3 bytes the first, middle and last byte. The
 //! branches depend on the length, which is public; the bytes never steer anything.
 // `store_partial`: only the backends with a one-pass short-message kernel of their own.
-#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#![cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code)
+)]
 
 /// The first `n` bytes at `p` (0 < `n` < 16) as a zero-padded block: two little-endian
 /// halves.

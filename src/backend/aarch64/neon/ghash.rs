@@ -131,6 +131,19 @@ impl Acc {
         }
     }
 
+    /// The middle product of one block alone, against lane 1 of a packed pair of middle
+    /// operands (the power there is the one it needs); lane 0 would multiply zero.
+    #[inline(always)]
+    unsafe fn middle_hi(&mut self, b: uint8x16_t, h: &[[u8; 16]; FORMS]) {
+        // SAFETY: NEON baseline; 16-byte arrays.
+        unsafe {
+            let m = mid_operands(vdupq_n_u8(0), b);
+            for (k, hk) in h.iter().enumerate() {
+                self.mid[k] = xor(self.mid[k], mul_hi(vld1q_u8(hk.as_ptr()), m));
+            }
+        }
+    }
+
     /// Places, recombines and reduces: the field element the accumulated sum is.
     #[inline(always)]
     unsafe fn reduce(&self) -> uint8x16_t {
@@ -292,6 +305,63 @@ pub(super) unsafe fn gf_mul(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
         let bm = vcombine_u8(vget_low_u8(fold_halves(b)), vdup_n_u8(0));
         acc.middle(a, vdupq_n_u8(0), &forms(bm));
         acc.reduce()
+    }
+}
+
+/// GHASH of a whole short message from zero, `total` ≤ 8 blocks (AAD ‖ ciphertext ‖
+/// lengths, pushed in order in natural bit order): block i meets H^(total − i) at once,
+/// its products summed unplaced with the others', and one placement and reduction at
+/// the end ([`ShortHash::finish`]) — 24·total `pmull`, not the 192 of a group padded
+/// with zero blocks. Consecutive blocks share their Karatsuba middle products as in
+/// [`ghash8`] (pairs of powers (2m, 2m − 1), as `hm` packs them); with an odd total, the
+/// first block has its power alone.
+pub(super) struct ShortHash<'k> {
+    k: &'k NeonKey,
+    acc: Acc,
+    total: usize,
+    pushed: usize,
+    pending: uint8x16_t,
+}
+
+impl<'k> ShortHash<'k> {
+    #[inline(always)]
+    pub(super) fn new(k: &'k NeonKey, total: usize) -> Self {
+        debug_assert!((1..=GROUP).contains(&total));
+        ShortHash {
+            k,
+            acc: Acc::new(),
+            total,
+            pushed: 0,
+            // SAFETY: NEON baseline.
+            pending: unsafe { vdupq_n_u8(0) },
+        }
+    }
+
+    /// The next block (natural bit order).
+    #[inline(always)]
+    pub(super) fn push(&mut self, x: uint8x16_t) {
+        let e = self.total - self.pushed; // this block's power of H, 1..=8
+                                          // SAFETY: NEON baseline; e ≤ 8, so the indices are < 8 (h) and < 4 (hm).
+        unsafe {
+            self.acc.outer(x, &self.k.h[e - 1]);
+            if e % 2 == 0 {
+                self.pending = x;
+            } else if self.pushed == 0 {
+                self.acc.middle_hi(x, &self.k.hm[(GROUP - 1 - e) / 2]);
+            } else {
+                self.acc
+                    .middle(self.pending, x, &self.k.hm[(GROUP - 1 - e) / 2]);
+            }
+        }
+        self.pushed += 1;
+    }
+
+    /// The hash of the blocks pushed (all `total` of them), natural bit order.
+    #[inline(always)]
+    pub(super) fn finish(self) -> uint8x16_t {
+        debug_assert_eq!(self.pushed, self.total);
+        // SAFETY: NEON baseline.
+        unsafe { self.acc.reduce() }
     }
 }
 
