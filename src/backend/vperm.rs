@@ -257,7 +257,7 @@ pub(crate) fn round_keys(rk: &RoundKeys, rounds: usize, out: &mut RoundKeys) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     //! A byte-by-byte model of the vector code: `tbl` reads 0 at an index ≥ 16, the
     //! halves are the two 8-byte rows pairs, MixColumns is the `ext` form.
     use super::*;
@@ -313,7 +313,7 @@ mod tests {
         let x: [u8; 16] = core::array::from_fn(|b| block[b] ^ vk[0][b]);
         let y: [u8; 16] = core::array::from_fn(|p| x[IN_PERM[p] as usize]);
         let mut s = y.map(|b| TOWER_IN[0][(b & 15) as usize] ^ TOWER_IN[1][(b >> 4) as usize]);
-        for r in 1..rounds {
+        for (r, key) in vk.iter().enumerate().take(rounds).skip(1) {
             if r > 1 {
                 s = core::array::from_fn(|p| s[SHIFT_ROWS[p] as usize]);
             }
@@ -331,28 +331,41 @@ mod tests {
             };
             let out_lo = x8(x8(x8(lo2, hi), ext4(lo2, hi2)), s4);
             let out_hi = x8(x8(x8(hi2, lo), ext4(hi2, lo2)), s4);
-            s = core::array::from_fn(|p| {
-                (if p < 8 { out_lo[p] } else { out_hi[p - 8] }) ^ vk[r][p]
-            });
+            s = core::array::from_fn(|p| (if p < 8 { out_lo[p] } else { out_hi[p - 8] }) ^ key[p]);
         }
         let a: Vec<u8> = s.iter().map(|&x| sbox(x, true).0).collect();
         core::array::from_fn(|b| a[OUT_PERM[b] as usize] ^ vk[rounds][b])
     }
 
-    #[test]
-    fn fips197_vectors() {
-        // FIPS-197 Appendix C.1, C.2, C.3: plaintext 00112233…ff, key 000102….
+    /// FIPS-197 Appendix C.1, C.2, C.3: plaintext 00112233…ff, key 000102… (its first
+    /// 16, 24 or 32 bytes), and the ciphertext by key length.
+    pub(crate) struct Fips197 {
+        pub(crate) pt: [u8; 16],
+        pub(crate) key: [u8; 32],
+        pub(crate) want: [(usize, [u8; 16]); 3],
+    }
+
+    pub(crate) fn fips197() -> Fips197 {
         let pt: [u8; 16] = core::array::from_fn(|i| (i as u8) * 0x11);
         let key: [u8; 32] = core::array::from_fn(|i| i as u8);
         let want = [
             "69c4e0d86a7b0430d8cdb78070b4c55a",
             "dda97ca4864cdfe06eaf70a0ec0d7191",
             "8ea2b7ca516745bfeafc49904b496089",
-        ];
-        for (len, hex) in [16, 24, 32].into_iter().zip(want) {
-            let ct = encrypt(&key[..len], &pt);
-            let got: String = ct.iter().map(|b| format!("{b:02x}")).collect();
-            assert_eq!(got, hex, "AES-{}", 8 * len);
+        ]
+        .map(|h| core::array::from_fn(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).unwrap()));
+        Fips197 {
+            pt,
+            key,
+            want: [(16, want[0]), (24, want[1]), (32, want[2])],
+        }
+    }
+
+    #[test]
+    fn fips197_vectors() {
+        let Fips197 { pt, key, want } = fips197();
+        for (len, ct) in want {
+            assert_eq!(encrypt(&key[..len], &pt), ct, "AES-{}", 8 * len);
         }
     }
 }

@@ -6,8 +6,8 @@
 //!   Boyar–Peralta S-box circuit on whole registers, ShiftRows never executed
 //!   ("fixslicing");
 //! - `ghash.rs`: GHASH with the 8×8-bit polynomial multiply `pmull .8b`
-//!   (Câmara–Gouvêa–López–Dahab), eight blocks aggregated with one placement and one
-//!   reduction;
+//!   (Câmara–Gouvêa–López–Dahab), up to eight blocks aggregated with one placement and
+//!   one reduction;
 //! - `vperm.rs`: AES of one to four blocks by vector permutes (Hamburg, CHES 2009; the
 //!   tables and layout in `backend/vperm.rs`), S-box tables in registers, for single
 //!   blocks, H and the short-message path;
@@ -19,8 +19,9 @@
 //!   models is one whole iteration of 128 bytes; and the tails. The fused entry that
 //!   runs them is `../common.rs`' (shared with `aarch64-ce`).
 //!
-//! Counter blocks and CTR tails of longer messages go through the eight-lane AES
-//! (unused lanes are computed and dropped); single blocks through the vector-permute one.
+//! Whole groups of counter blocks go through the eight-lane AES; up to four lanes (single
+//! blocks, tails, short messages) through the vector-permute one, more through one more
+//! eight-lane call (unused lanes are computed and dropped).
 
 mod aes;
 mod crypt;
@@ -77,7 +78,7 @@ impl Backend for Aarch64Neon {
         let k: &NeonKey = m.view();
         // SAFETY: NEON available; `block` is 16 bytes.
         unsafe {
-            let [o] = vperm::encrypt(k, [vld1q_u8(block.as_ptr())]);
+            let [o] = vperm::lanes1(k, [vld1q_u8(block.as_ptr())]);
             vst1q_u8(block.as_mut_ptr(), o);
         }
     }
@@ -86,7 +87,7 @@ impl Backend for Aarch64Neon {
         let k: &NeonKey = m.view();
         // SAFETY: NEON available; 16-byte blocks.
         unsafe {
-            let [x, y] = vperm::encrypt(k, [vld1q_u8(a.as_ptr()), vld1q_u8(b.as_ptr())]);
+            let [x, y] = vperm::lanes2(k, [vld1q_u8(a.as_ptr()), vld1q_u8(b.as_ptr())]);
             vst1q_u8(a.as_mut_ptr(), x);
             vst1q_u8(b.as_mut_ptr(), y);
         }
@@ -166,7 +167,7 @@ unsafe fn init(k: &mut NeonKey, key: &[u8]) {
     crate::secret::wipe_bytes(rk.as_flattened_mut());
     // SAFETY: NEON baseline; indices < 8.
     unsafe {
-        let [h] = vperm::encrypt(k, [vdupq_n_u8(0)]);
+        let [h] = vperm::lanes1(k, [vdupq_n_u8(0)]);
         let h = vrbitq_u8(h);
         let mut p = h;
         let mut pw = [vdupq_n_u8(0); GROUP];

@@ -2,15 +2,14 @@
 //! as lanes of one AES call — the vector-permute AES (`vperm.rs`) for up to four lanes,
 //! whose cost grows with the lanes, and above that the eight-lane bit-sliced AES, whose
 //! cost does not — and GHASH over the AAD, the ciphertext and the lengths block summed
-//! with H^n..H^1 and reduced once (`ghash::ShortHash`), never padded to eight blocks.
+//! with H^n..H^1 and reduced once (`ghash::ghash_n`), never padded to eight blocks.
 //! Partial blocks are read and written in registers (`backend/partial.rs`), the partial
 //! last ciphertext block is masked to its length before it is hashed, and opening
 //! compares the tag before it stores any plaintext.
 //!
 //! The branches here depend on lengths only, which are public.
 
-use super::aes::aes8;
-use super::ghash::ShortHash;
+use super::ghash::ghash_first;
 use super::{vperm, NeonKey, GROUP};
 use crate::backend::aarch64::common::{ctr_block, ctr_to_native};
 use crate::backend::partial::{load_partial, store_partial};
@@ -21,10 +20,6 @@ use core::arch::aarch64::*;
 pub(super) const DATA_BLOCKS: usize = GROUP - 1;
 /// GHASH blocks per call (AAD + data + lengths): the eight stored powers of H.
 pub(super) const HASH_BLOCKS: usize = GROUP;
-/// Lanes (J0 and the counters) up to which the vector-permute AES is cheaper than one
-/// eight-lane bit-sliced call (A57 model: 4 lanes ≈ 1000 cycles, the bit-sliced ≈ 1100).
-const VPERM_LANES: usize = 4;
-
 /// 16 bytes of 0xff then 16 of zero: the mask of an `r`-byte partial block is the 16
 /// bytes at offset 16 − r.
 static PARTIAL_MASK: [u8; 32] = {
@@ -53,32 +48,13 @@ unsafe fn block_at(p: *const u8, i: usize, len: usize) -> uint8x16_t {
     }
 }
 
-/// E(K, J0 + i) for the lanes i = 0..=n (inc32); the lanes after them are zero.
+/// E(K, J0 + i) for the lanes i = 0..=n (inc32).
 #[inline(always)]
 unsafe fn keystream(k: &NeonKey, j0: &[u8; 16], n: usize) -> [uint8x16_t; GROUP] {
-    // SAFETY: NEON baseline; n ≤ 7, so every lane index is < 8.
+    // SAFETY: NEON baseline.
     unsafe {
         let c = ctr_to_native(j0);
-        let lane = |i: usize| ctr_block(c, i as u32);
-        let mut ks = [vdupq_n_u8(0); GROUP];
-        macro_rules! small {
-            ($($l:literal)*) => {
-                match n + 1 {
-                    $($l => ks[..$l].copy_from_slice(
-                        &vperm::encrypt::<$l>(k, core::array::from_fn(lane))),)*
-                    _ => {
-                        let mut lanes = [vdupq_n_u8(0); GROUP];
-                        for (i, l) in lanes.iter_mut().enumerate().take(n + 1) {
-                            *l = lane(i);
-                        }
-                        ks = aes8(k, lanes);
-                    }
-                }
-            };
-        }
-        const { assert!(VPERM_LANES == 4) };
-        small!(1 2 3 4);
-        ks
+        vperm::encrypt_lanes(k, core::array::from_fn(|i| ctr_block(c, i as u32)), n + 1)
     }
 }
 
@@ -105,33 +81,33 @@ pub(super) unsafe fn short<const ENC: bool>(
     // SAFETY: NEON baseline; every pointer access stays inside the `len` bytes of
     // `src`/`dst` and `aad` (block_at, store_partial); lane indices ≤ n ≤ 7.
     unsafe {
-        let mut hash = ShortHash::new(k, a + n + 1);
-        for i in 0..a {
-            hash.push(vrbitq_u8(block_at(aad.as_ptr(), i, aad.len())));
-        }
+        // The AES first: GHASH's running sums would not stay in registers beside it.
         let ks = keystream(k, j0, n);
+        let mut hashed = [vdupq_n_u8(0); GROUP];
+        for (i, h) in hashed.iter_mut().enumerate().take(a) {
+            *h = vrbitq_u8(block_at(aad.as_ptr(), i, aad.len()));
+        }
         let mut out = [vdupq_n_u8(0); DATA_BLOCKS];
         for (i, o) in out.iter_mut().enumerate().take(n) {
             let x = block_at(src, i, len);
             *o = veorq_u8(x, ks[i + 1]);
             let left = len - 16 * i;
-            if ENC {
-                if left < 16 {
-                    let mask = vld1q_u8(PARTIAL_MASK.as_ptr().add(16 - left));
-                    *o = vandq_u8(*o, mask);
-                }
-                hash.push(vrbitq_u8(*o));
+            hashed[a + i] = vrbitq_u8(if !ENC {
+                x
+            } else if left < 16 {
+                vandq_u8(*o, vld1q_u8(PARTIAL_MASK.as_ptr().add(16 - left)))
             } else {
-                hash.push(vrbitq_u8(x));
-            }
+                *o
+            });
         }
         let bits = vcombine_u64(
             vcreate_u64(((aad.len() as u64) << 3).swap_bytes()),
             vcreate_u64(((len as u64) << 3).swap_bytes()),
         );
-        hash.push(vrbitq_u8(vreinterpretq_u8_u64(bits)));
+        hashed[a + n] = vrbitq_u8(vreinterpretq_u8_u64(bits));
+        let y = ghash_first(k, &hashed, a + n + 1);
         let mut tag = [0u8; 16];
-        vst1q_u8(tag.as_mut_ptr(), veorq_u8(vrbitq_u8(hash.finish()), ks[0]));
+        vst1q_u8(tag.as_mut_ptr(), veorq_u8(vrbitq_u8(y), ks[0]));
 
         let release = match verify {
             Some(expected) => ct_eq(&tag[..expected.len()], expected),
@@ -150,5 +126,13 @@ pub(super) unsafe fn short<const ENC: bool>(
             }
         }
         (tag, release)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_key_size_length_and_placement() {
+        assert!(crate::backend::short::check::check::<super::super::Aarch64Neon>() > 0);
     }
 }
