@@ -8,7 +8,7 @@
 //! branches depend on the length, which is public; the bytes never steer anything.
 // `store_partial`: only the backends with a one-pass short-message kernel of their own.
 #![cfg_attr(
-    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "arm")),
     allow(dead_code)
 )]
 
