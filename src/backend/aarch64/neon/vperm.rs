@@ -1,6 +1,10 @@
 //! Vector-permute AES of `aarch64-neon` for one to four blocks (the short-message path,
 //! single blocks, H): the method, tables and state layout of `backend/vperm.rs`, with the
 //! S-box tables held in registers and every lookup a `tbl` on them, never on memory.
+//! Constant time: `tbl` is a register-to-register permute whose timing does not depend on
+//! its index bytes (they address no memory, so no cache line or bank depends on them);
+//! the only loads are of the constant tables and the round keys, at fixed offsets (the
+//! round count, public, picks the last key).
 //!
 //! Each half of a block (two rows, 8 bytes) lives in the low half of its own register and
 //! every operation is the 8-byte form: on the Cortex-A57 model `tbl .8b` is one µop of

@@ -133,7 +133,8 @@ def vp_tables(p):
 def vp_sbox(p, t, x, last):
     """The S-box of a tower-form state (backend/vperm.rs): Hamburg's inversion with nibble
     tables (vtbl on constant tables only), then the output pair of the middle rounds
-    (A and 2A, tower form) or of the last round (standard bytes)."""
+    (A and 2A, tower form) or of the last round (standard bytes). Constant time: vtbl is a
+    register permute, its timing independent of the index bytes, which address no memory."""
     k = p.and_(x, t[V_LOW])
     i = p.shr8(x, 4)
     j = p.xor(i, k)
@@ -342,7 +343,10 @@ for _r, _bits in ((10, 128), (12, 192), (14, 256)):
     for _l in (1, 2, 3, 4):
         KERNELS.append((f'kernel_vperm{_l}_aes{_bits}', (lambda r=_r, l=_l: k_vperm(r, l)),
                         f'AES-{_bits} by vector permutes: E(K, counter + i) for the {_l} lane(s) '
-                        f'i < {_l}', 'vperm'))
+                        f'i < {_l}.\n///\n/// Constant time: every S-box lookup is a `vtbl` on '
+                        f'constant tables in\n/// registers (a register permute whose timing does '
+                        f'not depend on the index\n/// bytes, which address no memory); loads are '
+                        f'at fixed offsets only', 'vperm'))
 for _t in range(1, 9):
     KERNELS.append((f'kernel_ghash_short{_t}', (lambda t=_t: k_ghash_short(t)),
                     f'GHASH from zero of {_t} block(s), aggregated, one reduction', 'short'))

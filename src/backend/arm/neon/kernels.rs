@@ -44243,6 +44243,10 @@ pub(super) unsafe fn kernel_dec_aes256(
 }
 /// AES-128 by vector permutes: E(K, counter + i) for the 1 lane(s) i < 1.
 ///
+/// Constant time: every S-box lookup is a `vtbl` on constant tables in
+/// registers (a register permute whose timing does not depend on the index
+/// bytes, which address no memory); loads are at fixed offsets only.
+///
 /// # Safety
 /// `k` points to the vector-permute round keys (240 bytes, key.rs), `c` to `VCONSTS`
 /// (run.rs), `s` to a 16-byte aligned scratch buffer whose first 16 bytes hold the counter
@@ -44707,6 +44711,10 @@ pub(super) unsafe fn kernel_vperm1_aes128(
     }
 }
 /// AES-128 by vector permutes: E(K, counter + i) for the 2 lane(s) i < 2.
+///
+/// Constant time: every S-box lookup is a `vtbl` on constant tables in
+/// registers (a register permute whose timing does not depend on the index
+/// bytes, which address no memory); loads are at fixed offsets only.
 ///
 /// # Safety
 /// `k` points to the vector-permute round keys (240 bytes, key.rs), `c` to `VCONSTS`
@@ -45534,6 +45542,10 @@ pub(super) unsafe fn kernel_vperm2_aes128(
     }
 }
 /// AES-128 by vector permutes: E(K, counter + i) for the 3 lane(s) i < 3.
+///
+/// Constant time: every S-box lookup is a `vtbl` on constant tables in
+/// registers (a register permute whose timing does not depend on the index
+/// bytes, which address no memory); loads are at fixed offsets only.
 ///
 /// # Safety
 /// `k` points to the vector-permute round keys (240 bytes, key.rs), `c` to `VCONSTS`
@@ -46721,6 +46733,10 @@ pub(super) unsafe fn kernel_vperm3_aes128(
     }
 }
 /// AES-128 by vector permutes: E(K, counter + i) for the 4 lane(s) i < 4.
+///
+/// Constant time: every S-box lookup is a `vtbl` on constant tables in
+/// registers (a register permute whose timing does not depend on the index
+/// bytes, which address no memory); loads are at fixed offsets only.
 ///
 /// # Safety
 /// `k` points to the vector-permute round keys (240 bytes, key.rs), `c` to `VCONSTS`
@@ -48301,6 +48317,10 @@ pub(super) unsafe fn kernel_vperm4_aes128(
 }
 /// AES-192 by vector permutes: E(K, counter + i) for the 1 lane(s) i < 1.
 ///
+/// Constant time: every S-box lookup is a `vtbl` on constant tables in
+/// registers (a register permute whose timing does not depend on the index
+/// bytes, which address no memory); loads are at fixed offsets only.
+///
 /// # Safety
 /// `k` points to the vector-permute round keys (240 bytes, key.rs), `c` to `VCONSTS`
 /// (run.rs), `s` to a 16-byte aligned scratch buffer whose first 16 bytes hold the counter
@@ -48841,6 +48861,10 @@ pub(super) unsafe fn kernel_vperm1_aes192(
     }
 }
 /// AES-192 by vector permutes: E(K, counter + i) for the 2 lane(s) i < 2.
+///
+/// Constant time: every S-box lookup is a `vtbl` on constant tables in
+/// registers (a register permute whose timing does not depend on the index
+/// bytes, which address no memory); loads are at fixed offsets only.
 ///
 /// # Safety
 /// `k` points to the vector-permute round keys (240 bytes, key.rs), `c` to `VCONSTS`
@@ -49816,6 +49840,10 @@ pub(super) unsafe fn kernel_vperm2_aes192(
     }
 }
 /// AES-192 by vector permutes: E(K, counter + i) for the 3 lane(s) i < 3.
+///
+/// Constant time: every S-box lookup is a `vtbl` on constant tables in
+/// registers (a register permute whose timing does not depend on the index
+/// bytes, which address no memory); loads are at fixed offsets only.
 ///
 /// # Safety
 /// `k` points to the vector-permute round keys (240 bytes, key.rs), `c` to `VCONSTS`
@@ -51223,6 +51251,10 @@ pub(super) unsafe fn kernel_vperm3_aes192(
     }
 }
 /// AES-192 by vector permutes: E(K, counter + i) for the 4 lane(s) i < 4.
+///
+/// Constant time: every S-box lookup is a `vtbl` on constant tables in
+/// registers (a register permute whose timing does not depend on the index
+/// bytes, which address no memory); loads are at fixed offsets only.
 ///
 /// # Safety
 /// `k` points to the vector-permute round keys (240 bytes, key.rs), `c` to `VCONSTS`
@@ -53103,6 +53135,10 @@ pub(super) unsafe fn kernel_vperm4_aes192(
 }
 /// AES-256 by vector permutes: E(K, counter + i) for the 1 lane(s) i < 1.
 ///
+/// Constant time: every S-box lookup is a `vtbl` on constant tables in
+/// registers (a register permute whose timing does not depend on the index
+/// bytes, which address no memory); loads are at fixed offsets only.
+///
 /// # Safety
 /// `k` points to the vector-permute round keys (240 bytes, key.rs), `c` to `VCONSTS`
 /// (run.rs), `s` to a 16-byte aligned scratch buffer whose first 16 bytes hold the counter
@@ -53719,6 +53755,10 @@ pub(super) unsafe fn kernel_vperm1_aes256(
     }
 }
 /// AES-256 by vector permutes: E(K, counter + i) for the 2 lane(s) i < 2.
+///
+/// Constant time: every S-box lookup is a `vtbl` on constant tables in
+/// registers (a register permute whose timing does not depend on the index
+/// bytes, which address no memory); loads are at fixed offsets only.
 ///
 /// # Safety
 /// `k` points to the vector-permute round keys (240 bytes, key.rs), `c` to `VCONSTS`
@@ -54842,6 +54882,10 @@ pub(super) unsafe fn kernel_vperm2_aes256(
     }
 }
 /// AES-256 by vector permutes: E(K, counter + i) for the 3 lane(s) i < 3.
+///
+/// Constant time: every S-box lookup is a `vtbl` on constant tables in
+/// registers (a register permute whose timing does not depend on the index
+/// bytes, which address no memory); loads are at fixed offsets only.
 ///
 /// # Safety
 /// `k` points to the vector-permute round keys (240 bytes, key.rs), `c` to `VCONSTS`
@@ -56469,6 +56513,10 @@ pub(super) unsafe fn kernel_vperm3_aes256(
     }
 }
 /// AES-256 by vector permutes: E(K, counter + i) for the 4 lane(s) i < 4.
+///
+/// Constant time: every S-box lookup is a `vtbl` on constant tables in
+/// registers (a register permute whose timing does not depend on the index
+/// bytes, which address no memory); loads are at fixed offsets only.
 ///
 /// # Safety
 /// `k` points to the vector-permute round keys (240 bytes, key.rs), `c` to `VCONSTS`
