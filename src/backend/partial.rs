@@ -12,6 +12,18 @@
     allow(dead_code)
 )]
 
+/// 16 bytes of 0xff then 16 of zero: the mask of an `r`-byte partial block is the 16
+/// bytes at offset 16 − r.
+pub(crate) static PARTIAL_MASK: [u8; 32] = {
+    let mut m = [0u8; 32];
+    let mut i = 0;
+    while i < 16 {
+        m[i] = 0xff;
+        i += 1;
+    }
+    m
+};
+
 /// The first `n` bytes at `p` (0 < `n` < 16) as a zero-padded block: two little-endian
 /// halves.
 ///

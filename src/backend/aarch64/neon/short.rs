@@ -12,7 +12,7 @@
 use super::ghash::ghash_first;
 use super::{vperm, NeonKey, GROUP};
 use crate::backend::aarch64::common::{ctr_block, ctr_to_native};
-use crate::backend::partial::{load_partial, store_partial};
+use crate::backend::partial::{load_partial, store_partial, PARTIAL_MASK};
 use crate::secret::ct_eq;
 use core::arch::aarch64::*;
 
@@ -20,18 +20,6 @@ use core::arch::aarch64::*;
 pub(super) const DATA_BLOCKS: usize = GROUP - 1;
 /// GHASH blocks per call (AAD + data + lengths): the eight stored powers of H.
 pub(super) const HASH_BLOCKS: usize = GROUP;
-/// 16 bytes of 0xff then 16 of zero: the mask of an `r`-byte partial block is the 16
-/// bytes at offset 16 − r.
-static PARTIAL_MASK: [u8; 32] = {
-    let mut m = [0u8; 32];
-    let mut i = 0;
-    while i < 16 {
-        m[i] = 0xff;
-        i += 1;
-    }
-    m
-};
-
 /// Block `i` of `len` bytes at `p` (the last one zero-padded if partial).
 #[inline(always)]
 unsafe fn block_at(p: *const u8, i: usize, len: usize) -> uint8x16_t {

@@ -11,7 +11,7 @@
 
 use super::run::Mode;
 use super::{NeonKey, GROUP};
-use crate::backend::partial::{load_partial, store_partial};
+use crate::backend::partial::{load_partial, store_partial, PARTIAL_MASK};
 use crate::secret::{ct_eq, wipe_bytes};
 
 /// Data blocks per call: eight AES lanes with E(K, J0).
@@ -54,18 +54,6 @@ unsafe fn block_at(p: *const u8, i: usize, len: usize) -> Words {
             load_partial(p.add(16 * i), left)
         }
     }
-}
-
-/// The first `n` bytes of a block kept (0 < n < 16), as word masks.
-fn head_mask(n: usize) -> Words {
-    let m = |bits: usize| {
-        if bits >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << bits) - 1
-        }
-    };
-    [m(8 * n), m((8 * n).saturating_sub(64))]
 }
 
 impl NeonKey {
@@ -127,7 +115,7 @@ impl NeonKey {
             *o = [x[0] ^ k[0], x[1] ^ k[1]];
             let left = len - 16 * i;
             let ct = if enc && left < 16 {
-                let m = head_mask(left);
+                let m = words(PARTIAL_MASK[16 - left..32 - left].try_into().unwrap());
                 [o[0] & m[0], o[1] & m[1]]
             } else if enc {
                 *o
