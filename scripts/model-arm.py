@@ -77,6 +77,11 @@ class Row:
         m = re.search(r'expect((?:\s+\w+=\d+)+)', note)
         self.expect = dict((k, int(v)) for k, v in
                            (kv.split('=') for kv in m.group(1).split())) if m else {}
+        # "flatten=K" in the note: a kernel without a steady-state loop of its own (one
+        # call of a few blocks), modelled as back-to-back calls: the function straight
+        # through with its one loop (the rounds) repeated K times, see Flat.
+        m = re.search(r'flatten=(\d+)', note)
+        self.flatten = int(m.group(1)) if m else 0
 
 
 def read_table(path):
@@ -211,6 +216,22 @@ def innermost_loops(func):
     inner = [p for p in loops
              if not any(q != p and p[0] <= q[0] and q[1] <= p[1] for q in loops)]
     return [Loop(func, a, b) for a, b in sorted(set(inner))]
+
+
+class Flat:
+    """A whole call as straight-line code: the function from its entry to the first
+    `ret` after its one loop, with the loop's body repeated `times` (the rounds a call
+    runs). Priced with -iterations like a loop it stands for calls back to back, as the
+    vpaes figure of the ARM model reference was (its 2-block call flattened the same way)."""
+
+    def __init__(self, func, loop, times):
+        end = next((k for k in range(loop.b + 1, len(func.insns))
+                    if func.insns[k].mnem == 'ret'), len(func.insns) - 1)
+        self.insns = func.insns[:loop.a] + loop.insns * times + func.insns[loop.b + 1:end + 1]
+        self.start, self.end = func.insns[0].addr, func.insns[end].addr
+
+    def __len__(self):
+        return len(self.insns)
 
 
 def pick_loop(func):
@@ -355,10 +376,16 @@ def locate(row, funcs):
         r.notes.append(f'{len(cands)} functions match {row.pattern!r}; using {f.norm} '
                        f'(largest innermost loop); others: '
                        + ', '.join(c.norm for c in cands if c is not f))
+    if row.flatten:
+        if len(inner) != 1:
+            r.notes.append(f'flatten wants one loop (the rounds); {f.norm} has {len(inner)}')
+        loop = Flat(f, loop, row.flatten)
     r.func, r.loop, r.inner = f, loop, inner
     r.raw, _ = body_lines(loop, False)
     r.fused, r.npairs = body_lines(loop, True)
-    r.check, r.check_detail = cross_check(loop, row.bytes)
+    r.check, r.check_detail = ('none', []) if row.flatten else cross_check(loop, row.bytes)
+    if row.flatten and len(inner) != 1:
+        r.check = 'WARN'
     if r.check == 'WARN':
         r.notes.append(f'bytes/iteration {row.bytes:g} from the table disagrees with the loop: '
                        + '; '.join(r.check_detail))
@@ -578,7 +605,9 @@ def cmd_table(args, rows):
           '(ok / WARN / none = nothing to check)')
     for r in results:
         if r.status == 'ok':
-            print(f'# {r.row.id}: {r.func.norm} loop {r.loop.start:#x}-{r.loop.end:#x} '
+            what = (f'whole call {r.loop.start:#x}-{r.loop.end:#x}, its loop x{r.row.flatten}'
+                    if r.row.flatten else f'loop {r.loop.start:#x}-{r.loop.end:#x}')
+            print(f'# {r.row.id}: {r.func.norm} {what} '
                   f'({len(r.loop)} insns, {len(r.inner)} innermost loop(s), {r.npairs} fused pairs)'
                   + (f' [{r.row.note}]' if r.row.note else ''))
         elif r.status == 'no loop':

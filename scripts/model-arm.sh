@@ -77,6 +77,9 @@ neon-ctr256     a64    128   a64      aarch64::neon::crypt::kernel_ctr_aes256 # 
 neon-enc128     a64    128   a64      aarch64::neon::crypt::kernel_enc_aes128 # bit-sliced CTR + pmull.8b GHASH; expect pmull=192
 neon-dec128     a64    128   a64      aarch64::neon::crypt::kernel_dec_aes128 # expect pmull=192
 neon-enc256     a64    128   a64      aarch64::neon::crypt::kernel_enc_aes256 # expect pmull=192
+neon-vperm1     a64    16    a64      aarch64::neon::vperm::lanes1 # vector-permute AES-128, 1 block per call; flatten=8
+neon-vperm2     a64    32    a64      aarch64::neon::vperm::lanes2 # 2 blocks per call; flatten=8
+neon-vperm4     a64    64    a64      aarch64::neon::vperm::lanes4 # 4 blocks per call; flatten=8
 # AArch32 crypto-extension kernels: add rows as they land, e.g.
 #   a32ce-enc128  a32  128   a32ce    arm::ce::crypt::kernel_enc_aes128
 # arm::neon (ARMv7 NEON, no crypto extensions): generated asm, 8 blocks per iteration;
@@ -112,11 +115,13 @@ stitchgcm       a64    stitchgcm/aarch64-ce   seal      128,256 16,64,256,1420,8
 stitchgcm-keyed a64    stitchgcm/aarch64-ce   seal_keyed 128,256 16,64,256,1420,8192 12 13 aese,pmull       -
 stitchgcm-seal  a64    stitchgcm/aarch64-ce   sgcm_seal 128,256 16,64,256,1420,8192 12 13  aese,pmull       -
 stitchgcm-neon  a64    stitchgcm/aarch64-neon seal      128,256 16,64,256,1420,8192 12 13  pmull,!aese      -
+stitchgcm-neon-keyed a64 stitchgcm/aarch64-neon seal_keyed 128,256 16,64,256,1420,8192 12 13 pmull,!aese -
 nettle          a64    nettle                 seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
 libgcrypt       a64    libgcrypt              seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
 libgcrypt-pre   a64    libgcrypt->stitchgcm   seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -  # libgcrypt's calls, into the interposer
 openssl         a64    openssl                seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
 arm-neon        a32    stitchgcm/arm-neon     seal      128,256 16,64,256,1420,8192 12 13  vmull,vtbl,!aese -
+arm-neon-keyed  a32    stitchgcm/arm-neon     seal_keyed 128,256 16,64,256,1420,8192 12 13 vmull,vtbl,!aese -
 # an ESP frame (1420 B, 8-byte AAD): RFC 4106's per-packet call (key bits include the 4-byte
 # salt), and the same packet as plain GCM (12-byte nonce) through the keyed one-shot
 esp-rfc4106     a64    stitchgcm/aarch64-ce   seal_rfc4106 160,224,288 1420        8  8   aese,pmull       -

@@ -22,6 +22,8 @@ mod registry;
 pub(crate) mod sbox;
 pub(crate) mod short;
 pub(crate) mod soft;
+#[cfg(any(target_arch = "aarch64", target_arch = "arm", test))]
+pub(crate) mod vperm;
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;

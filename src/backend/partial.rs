@@ -7,7 +7,22 @@
 //! first; 4..8 bytes two 4-byte reads; 1..3 bytes the first, middle and last byte. The
 //! branches depend on the length, which is public; the bytes never steer anything.
 // `store_partial`: only the backends with a one-pass short-message kernel of their own.
-#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#![cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "arm")),
+    allow(dead_code)
+)]
+
+/// 16 bytes of 0xff then 16 of zero: the mask of an `r`-byte partial block is the 16
+/// bytes at offset 16 − r.
+pub(crate) static PARTIAL_MASK: [u8; 32] = {
+    let mut m = [0u8; 32];
+    let mut i = 0;
+    while i < 16 {
+        m[i] = 0xff;
+        i += 1;
+    }
+    m
+};
 
 /// The first `n` bytes at `p` (0 < `n` < 16) as a zero-padded block: two little-endian
 /// halves.

@@ -162,3 +162,6 @@ pub(crate) unsafe fn open<B: Backend + ?Sized>(
     wipe_bytes(&mut mask);
     ok
 }
+
+#[cfg(test)]
+pub(crate) mod check;

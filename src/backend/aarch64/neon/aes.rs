@@ -209,15 +209,16 @@ pub(super) fn aes8(k: &NeonKey, q: [uint8x16_t; GROUP]) -> [uint8x16_t; GROUP] {
     }
 }
 
-/// The shared FIPS-197 key expansion, turned into bit planes with the S-box constant
-/// folded into rounds ≥ 1.
-pub(super) fn expand_key(k: &mut NeonKey, key: &[u8]) {
-    let mut rk = [[0u8; 16]; 15];
-    let rounds = crate::backend::aes_schedule::expand(key, &mut rk);
+/// The shared FIPS-197 round keys `rk` (of `rounds` rounds) turned into bit planes with
+/// the S-box constant folded into rounds ≥ 1.
+pub(super) fn expand_key(
+    k: &mut NeonKey,
+    rk: &crate::backend::aes_schedule::RoundKeys,
+    rounds: usize,
+) {
     let mut bytes = [0u8; 16];
     k.rk = [[[0; 16]; 8]; 15];
-    for r in 0..=rounds {
-        let word = rk[r];
+    for (r, word) in rk.iter().enumerate().take(rounds + 1) {
         // The state meets round key r owing r ShiftRows (see `aes8_r`): the true
         // state is T(row, c) = S(row, c + r·row), so byte (row, c) of ours is byte
         // (row, c − r·row) of the true state and takes that byte of the key.
@@ -239,5 +240,4 @@ pub(super) fn expand_key(k: &mut NeonKey, key: &[u8]) {
     }
     k.rounds = rounds as u64;
     crate::secret::wipe_bytes(&mut bytes);
-    crate::secret::wipe_bytes(rk.as_flattened_mut());
 }

@@ -3,11 +3,13 @@
 //!
 //! CTR and GHASH run in the same loop; in decryption the GHASH input does not wait for
 //! the AES, so the out-of-order core overlaps the two. A tail of 0..=7 blocks (and J0,
-//! which rides along as one more lane) is one eight-lane AES call and one GHASH of a
-//! group padded with leading zero blocks.
+//! which rides along as one more lane) is one AES call — the vector-permute one for up
+//! to four lanes, else the eight-lane bit-sliced — and one GHASH of its blocks with
+//! H^n..H^1 (`ghash::ghash_first`).
 
-use super::aes::{aes8, aes8_r};
-use super::ghash::ghash8;
+use super::aes::aes8_r;
+use super::ghash::{ghash_first, ghash_n};
+use super::vperm::encrypt_lanes;
 use super::{NeonKey, GROUP};
 use crate::backend::aarch64::common::{
     ctr_add, ctr_block, ctr_from_native, ctr_to_native, GroupKernel, Kernels,
@@ -46,7 +48,7 @@ unsafe fn crypt_group<const R: usize, const ENC: bool>(
         }
         let mut x = if ENC { out } else { input }.map(|v| vrbitq_u8(v));
         x[0] = veorq_u8(x[0], *y);
-        *y = ghash8(k, &x);
+        *y = ghash_n(k, &x);
     }
 }
 
@@ -137,8 +139,8 @@ pub(super) fn kernels(k: &NeonKey, dir: Direction) -> Kernels<NeonKey> {
     }
 }
 
-/// The last 0..=7 blocks (and J0): one eight-lane AES call, and one GHASH of a group
-/// padded with leading zero blocks, so the n blocks meet H^n..H^1.
+/// The last 0..=7 blocks (and J0): one AES call for the lanes (`encrypt_lanes`: the
+/// vector-permute AES for a few), and one GHASH of the n blocks with H^n..H^1.
 #[inline(never)]
 unsafe fn crypt_tail<const ENC: bool>(
     k: &NeonKey,
@@ -161,7 +163,7 @@ unsafe fn crypt_tail<const ENC: bool>(
         if let Some(j) = &j0 {
             lanes[n] = vld1q_u8(j.as_ptr());
         }
-        let ks = aes8(k, lanes);
+        let ks = encrypt_lanes(k, lanes, n + usize::from(j0.is_some()));
         if let Some(j) = j0 {
             vst1q_u8(j.as_mut_ptr(), ks[n]);
         }
@@ -173,10 +175,10 @@ unsafe fn crypt_tail<const ENC: bool>(
             let v = vld1q_u8(src.add(16 * i));
             let o = veorq_u8(v, ks[i]);
             vst1q_u8(dst.add(16 * i), o);
-            x[GROUP - n + i] = vrbitq_u8(if ENC { o } else { v });
+            x[i] = vrbitq_u8(if ENC { o } else { v });
         }
-        x[GROUP - n] = veorq_u8(x[GROUP - n], *acc);
-        *acc = ghash8(k, &x);
+        x[0] = veorq_u8(x[0], *acc);
+        *acc = ghash_first(k, &x, n);
     }
 }
 
@@ -207,7 +209,7 @@ pub(super) unsafe fn ctr_only(
                 *l = ctr_block(c, i as u32);
             }
             c = ctr_add(c, n as u32);
-            let ks = aes8(k, lanes);
+            let ks = encrypt_lanes(k, lanes, n);
             for (i, s) in ks.iter().enumerate().take(n) {
                 let x = vld1q_u8(src.add(16 * (done + i)));
                 vst1q_u8(dst.add(16 * (done + i)), veorq_u8(x, *s));

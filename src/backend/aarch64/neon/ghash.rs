@@ -214,19 +214,38 @@ unsafe fn reduce(lo: uint8x16_t, hi: uint8x16_t) -> uint8x16_t {
     }
 }
 
-/// (x0·H^8 + x1·H^7 + … + x7·H), natural bit order; the caller has added Y into the
-/// first block that carries data (a short group is padded with leading zero blocks).
+/// (x0·H^T + x1·H^(T−1) + … + x(T−1)·H), natural bit order; the caller has added Y into
+/// the first block. T = 8 is a group; fewer are a tail or a whole short message, whose
+/// blocks meet their powers directly instead of a group padded with zero blocks.
 ///
 /// The loop runs over the rotations k outside and the blocks inside, so only three
 /// partial products are open at a time (each is placed as soon as it is complete) and
 /// the blocks, the packed middle operands and the six running sums fit in registers.
+/// Middle operands are packed in pairs of blocks whose powers are (2m, 2m − 1), as `hm`
+/// holds them; with T odd, block 0 is alone in lane 1 of its pair (its power, odd, is
+/// that lane's).
 #[inline(always)]
-pub(super) unsafe fn ghash8(k: &NeonKey, x: &[uint8x16_t; GROUP]) -> uint8x16_t {
-    // SAFETY: NEON baseline; indices below are < 8 (h, forms) and < 4 (hm).
+pub(super) unsafe fn ghash_n<const T: usize>(k: &NeonKey, x: &[uint8x16_t; T]) -> uint8x16_t {
+    const { assert!(T >= 1 && T <= GROUP) };
+    // SAFETY: NEON baseline; indices below are < T ≤ 8 (h, forms) and < 4 (hm).
     unsafe {
         let z = vdupq_n_u8(0);
-        let m: [uint8x16_t; GROUP / 2] =
-            core::array::from_fn(|j| mid_operands(x[2 * j], x[2 * j + 1]));
+        let single = T % 2 == 1;
+        let mut m = [z; GROUP / 2];
+        let mut hm = [0usize; GROUP / 2];
+        let mut packed = 0;
+        if single {
+            m[0] = mid_operands(z, x[0]);
+            hm[0] = (GROUP - 1 - T) / 2;
+            packed = 1;
+        }
+        let mut i = T % 2;
+        while i < T {
+            m[packed] = mid_operands(x[i], x[i + 1]);
+            hm[packed] = (GROUP - (T - i)) / 2;
+            packed += 1;
+            i += 2;
+        }
         // lo·lo, hi·hi, middle: rotated partial products and their wrapped bytes.
         let mut straight = [z; 3];
         let mut wrapped = [z; 3];
@@ -235,13 +254,14 @@ pub(super) unsafe fn ghash8(k: &NeonKey, x: &[uint8x16_t; GROUP]) -> uint8x16_t 
             ($($f:literal $ext:literal)*) => {$(
                 let mut p = [z; 3];
                 for (i, xi) in x.iter().enumerate() {
-                    let hv = vld1q_u8(k.h[GROUP - 1 - i][$f].as_ptr());
+                    let hv = vld1q_u8(k.h[T - 1 - i][$f].as_ptr());
                     p[0] = xor(p[0], mul_lo(hv, *xi));
                     p[1] = xor(p[1], mul_hi(hv, *xi));
                 }
-                for (j, mj) in m.iter().enumerate() {
-                    let hv = vld1q_u8(k.hm[j][$f].as_ptr());
-                    p[2] = xor(p[2], xor(mul_lo(hv, *mj), mul_hi(hv, *mj)));
+                for (q, mq) in m.iter().enumerate().take(packed) {
+                    let hv = vld1q_u8(k.hm[hm[q]][$f].as_ptr());
+                    let hi = mul_hi(hv, *mq);
+                    p[2] = xor(p[2], if single && q == 0 { hi } else { xor(mul_lo(hv, *mq), hi) });
                 }
                 if $f == 0 {
                     straight = p;
@@ -262,6 +282,21 @@ pub(super) unsafe fn ghash8(k: &NeonKey, x: &[uint8x16_t; GROUP]) -> uint8x16_t 
         });
         finish(placed[0], placed[1], placed[2])
     }
+}
+
+/// [`ghash_n`] of the first `n` (1..=8) blocks of `x`, straight-line code for each count.
+#[inline(never)]
+pub(super) fn ghash_first(k: &NeonKey, x: &[uint8x16_t; GROUP], n: usize) -> uint8x16_t {
+    macro_rules! counts {
+        ($($t:literal)*) => {
+            match n {
+                // SAFETY: the first $t ≤ 8 elements of `x` as an array; NEON baseline.
+                $($t => unsafe { ghash_n::<$t>(k, &*(x.as_ptr() as *const [uint8x16_t; $t])) },)*
+                _ => unreachable!("ghash_first of {n} blocks"),
+            }
+        };
+    }
+    counts!(1 2 3 4 5 6 7 8)
 }
 
 /// The forms of a 128-bit operand: bytes rotated by 0..8 places within each half.
@@ -305,7 +340,7 @@ unsafe fn kernel_ghash(k: &NeonKey, y: &mut uint8x16_t, mut data: *const u8, gro
             let mut x: [uint8x16_t; GROUP] =
                 core::array::from_fn(|i| vrbitq_u8(vld1q_u8(data.add(16 * i))));
             x[0] = veorq_u8(x[0], acc);
-            acc = ghash8(k, &x);
+            acc = ghash_n(k, &x);
             data = data.add(16 * GROUP);
         }
         *y = acc;
@@ -325,12 +360,44 @@ pub(super) unsafe fn ghash(k: &NeonKey, y: &mut [u8; 16], data: *const u8, block
         if n > 0 {
             let tail = data.add(16 * GROUP * groups);
             let mut x = [vdupq_n_u8(0); GROUP];
-            for i in 0..n {
-                x[GROUP - n + i] = vrbitq_u8(vld1q_u8(tail.add(16 * i)));
+            for (i, xi) in x.iter_mut().enumerate().take(n) {
+                *xi = vrbitq_u8(vld1q_u8(tail.add(16 * i)));
             }
-            x[GROUP - n] = veorq_u8(x[GROUP - n], acc);
-            acc = ghash8(k, &x);
+            x[0] = veorq_u8(x[0], acc);
+            acc = ghash_first(k, &x, n);
         }
         vst1q_u8(y.as_mut_ptr(), vrbitq_u8(acc));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::aarch64::neon::Aarch64Neon;
+    use crate::backend::{Backend, Material};
+
+    #[test]
+    fn ghash_first_is_horner_for_every_count() {
+        let mut m = Material::uninit();
+        Aarch64Neon::init(&mut m, &[0x5au8; 16]);
+        let k: &NeonKey = m.view();
+        // SAFETY: NEON baseline; 16-byte arrays.
+        unsafe {
+            let h = vld1q_u8(k.h[0][0].as_ptr()); // H, natural bit order
+            let x: [uint8x16_t; GROUP] = core::array::from_fn(|b| {
+                let bytes: [u8; 16] = core::array::from_fn(|i| (b * 29 + i * 7) as u8 ^ 0x6b);
+                vld1q_u8(bytes.as_ptr())
+            });
+            for n in 1..=GROUP {
+                let mut want = vdupq_n_u8(0);
+                for xi in x.iter().take(n) {
+                    want = gf_mul(veorq_u8(want, *xi), h);
+                }
+                let (mut a, mut b) = ([0u8; 16], [0u8; 16]);
+                vst1q_u8(a.as_mut_ptr(), ghash_first(k, &x, n));
+                vst1q_u8(b.as_mut_ptr(), want);
+                assert_eq!(a, b, "{n} blocks");
+            }
+        }
     }
 }

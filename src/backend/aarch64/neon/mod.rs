@@ -6,24 +6,31 @@
 //!   Boyar–Peralta S-box circuit on whole registers, ShiftRows never executed
 //!   ("fixslicing");
 //! - `ghash.rs`: GHASH with the 8×8-bit polynomial multiply `pmull .8b`
-//!   (Câmara–Gouvêa–López–Dahab), eight blocks aggregated with one placement and one
-//!   reduction;
+//!   (Câmara–Gouvêa–López–Dahab), up to eight blocks aggregated with one placement and
+//!   one reduction;
+//! - `vperm.rs`: AES of one to four blocks by vector permutes (Hamburg, CHES 2009; the
+//!   tables and layout in `backend/vperm.rs`), S-box tables in registers, for single
+//!   blocks, H and the short-message path;
+//! - `short.rs`: a whole short message in one pass (E(K, J0) beside the counters, GHASH
+//!   of AAD ‖ ciphertext ‖ lengths with H^n..H^1 and one reduction);
 //! - `crypt.rs`: the kernels (`kernel_enc_aes128`, …, `kernel_ctr_aes128`; GHASH alone
 //!   is `ghash.rs`' `kernel_ghash`), with AES rounds and GHASH forms fully unrolled (const
 //!   generic round count, macros), so the steady-state loop `scripts/model-arm.sh`
 //!   models is one whole iteration of 128 bytes; and the tails. The fused entry that
 //!   runs them is `../common.rs`' (shared with `aarch64-ce`).
 //!
-//! Counter blocks, CTR tails and the tag's E(K, J0) all go through the same eight-lane
-//! AES (unused lanes are computed and dropped).
+//! Whole groups of counter blocks go through the eight-lane AES; up to four lanes (single
+//! blocks, tails, short messages) through the vector-permute one, more through one more
+//! eight-lane call (unused lanes are computed and dropped).
 
 mod aes;
 mod crypt;
 mod ghash;
+mod short;
+mod vperm;
 
 use crate::backend::aarch64::common;
 use crate::backend::{Backend, Direction, Material, Plain};
-use aes::aes8;
 use core::arch::aarch64::*;
 use ghash::FORMS;
 
@@ -45,6 +52,8 @@ struct NeonKey {
     /// Karatsuba middle operands for blocks 2j and 2j+1 of a group: lane 0 = lo ^ hi of
     /// H^(8−2j), lane 1 = lo ^ hi of H^(7−2j), and the rotated forms.
     hm: [[[u8; 16]; FORMS]; GROUP / 2],
+    /// The round keys of the vector-permute AES (`backend/vperm.rs`, `round_keys`).
+    vrk: [[u8; 16]; 15],
 }
 
 // SAFETY: byte and integer arrays only.
@@ -69,10 +78,8 @@ impl Backend for Aarch64Neon {
         let k: &NeonKey = m.view();
         // SAFETY: NEON available; `block` is 16 bytes.
         unsafe {
-            let mut b = [vdupq_n_u8(0); GROUP];
-            b[0] = vld1q_u8(block.as_ptr());
-            let o = aes8(k, b);
-            vst1q_u8(block.as_mut_ptr(), o[0]);
+            let [o] = vperm::lanes1(k, [vld1q_u8(block.as_ptr())]);
+            vst1q_u8(block.as_mut_ptr(), o);
         }
     }
 
@@ -80,12 +87,9 @@ impl Backend for Aarch64Neon {
         let k: &NeonKey = m.view();
         // SAFETY: NEON available; 16-byte blocks.
         unsafe {
-            let mut v = [vdupq_n_u8(0); GROUP];
-            v[0] = vld1q_u8(a.as_ptr());
-            v[1] = vld1q_u8(b.as_ptr());
-            let o = aes8(k, v);
-            vst1q_u8(a.as_mut_ptr(), o[0]);
-            vst1q_u8(b.as_mut_ptr(), o[1]);
+            let [x, y] = vperm::lanes2(k, [vld1q_u8(a.as_ptr()), vld1q_u8(b.as_ptr())]);
+            vst1q_u8(a.as_mut_ptr(), x);
+            vst1q_u8(b.as_mut_ptr(), y);
         }
     }
 
@@ -114,15 +118,57 @@ impl Backend for Aarch64Neon {
         // SAFETY: forwarded contract; NEON available.
         unsafe { crypt::ctr_only(m.view(), ctr, src, dst, blocks) }
     }
+
+    const SHORT_DATA_BLOCKS: usize = short::DATA_BLOCKS;
+    const SHORT_HASH_BLOCKS: usize = short::HASH_BLOCKS;
+
+    unsafe fn crypt_short(
+        m: &Material,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> [u8; 16] {
+        let k: &NeonKey = m.view();
+        // SAFETY: forwarded contract (the mode checked the limits); NEON available.
+        unsafe {
+            match dir {
+                Direction::Encrypt => short::short::<true>(k, j0, aad, src, dst, len, None).0,
+                Direction::Decrypt => short::short::<false>(k, j0, aad, src, dst, len, None).0,
+            }
+        }
+    }
+
+    unsafe fn open_short(
+        m: &Material,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        tag: &[u8],
+    ) -> bool {
+        let k: &NeonKey = m.view();
+        // SAFETY: forwarded contract; NEON available.
+        unsafe { short::short::<false>(k, j0, aad, src, dst, len, Some(tag)).1 }
+    }
 }
 
-/// Key setup: the bit-sliced round keys, then H = E(K, 0^128) and H^2..H^8 in their
-/// rotated forms, and the packed Karatsuba middle operands of block pairs.
+/// Key setup: the bit-sliced and the vector-permute round keys, then H = E(K, 0^128) and
+/// H^2..H^8 in their rotated forms, and the packed Karatsuba middle operands of block
+/// pairs.
 unsafe fn init(k: &mut NeonKey, key: &[u8]) {
-    aes::expand_key(k, key);
+    let mut rk = [[0u8; 16]; 15];
+    let rounds = crate::backend::aes_schedule::expand(key, &mut rk);
+    aes::expand_key(k, &rk, rounds);
+    crate::backend::vperm::round_keys(&rk, rounds, &mut k.vrk);
+    crate::secret::wipe_bytes(rk.as_flattened_mut());
     // SAFETY: NEON baseline; indices < 8.
     unsafe {
-        let h = vrbitq_u8(aes8(k, [vdupq_n_u8(0); GROUP])[0]);
+        let [h] = vperm::lanes1(k, [vdupq_n_u8(0)]);
+        let h = vrbitq_u8(h);
         let mut p = h;
         let mut pw = [vdupq_n_u8(0); GROUP];
         for (i, slot) in pw.iter_mut().enumerate() {

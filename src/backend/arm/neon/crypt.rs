@@ -1,4 +1,4 @@
-//! Single blocks and tails of `arm-neon`, over the eight-block kernels of `run.rs`.
+//! Single blocks and tails of `arm-neon`, over the kernels of `run.rs`.
 //!
 //! The kernels only run whole groups, so anything shorter runs one more group on a
 //! stack copy: the unused keystream is discarded and the copy wiped. A short message
@@ -98,16 +98,12 @@ impl NeonKey {
         }
     }
 
-    /// Encrypts one block: the CTR kernel with the block as its first counter.
+    /// Encrypts one block: the one-lane vector-permute kernel.
     pub(super) fn encrypt_block(&self, block: &mut [u8; 16]) {
-        let mut c = *block;
-        let mut out = [0u8; 16 * GROUP];
-        let mut y = [0u8; 16];
-        // SAFETY: `out` is one whole group, in place (zeros: the output is the
-        // keystream).
-        unsafe { self.run(Mode::Ctr, &mut c, &mut y, out.as_ptr(), out.as_mut_ptr(), 1) };
-        block.copy_from_slice(&out[..16]);
-        crate::secret::wipe_bytes(&mut out);
+        let mut out = [[0u8; 16]];
+        self.vperm(block, &mut out);
+        *block = out[0];
+        crate::secret::wipe_bytes(&mut out[0]);
     }
 
     /// Encryption or decryption with GHASH of the ciphertext over whole blocks.

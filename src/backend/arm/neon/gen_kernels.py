@@ -30,7 +30,8 @@ sys.dont_write_bytecode = True  # no __pycache__ beside the sources
 from neon_check import check  # noqa: E402
 from neon_prog import (C_CTR, C_FIN, C_K16, C_K32, C_K48, C_M0F, C_M33, C_M55,  # noqa: E402
                        C_ONE, C_SR, R_CONST, R_DST, R_H, R_KEY, R_KEY2, R_N, R_SCR, R_SRC,
-                       R_Y, S_CTR, SCRATCH_BYTES, Prog, allocate)
+                       R_Y, S_CTR, SCRATCH_BYTES, V_IN, V_INV, V_LAST, V_LOW, V_MID, V_MID2,
+                       V_ONE, V_OUT, V_SR, V_TIN, V_ZINV, Prog, allocate)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, 'kernels.rs')
@@ -119,6 +120,57 @@ def counters(p):
         c = p.q3('vadd.i32', c, one)
     p.stq(c, R_SCR, S_CTR)
     return blocks
+
+
+# ------------------------------------------------------------------ AES (vector permute)
+def vp_tables(p):
+    """The constant tables of backend/vperm.rs, one re-loadable value each."""
+    return {off: p.load(R_CONST, off) for off in
+            (V_LOW, V_INV, V_ZINV, V_MID, V_MID + 16, V_MID2, V_MID2 + 16, V_LAST, V_LAST + 16,
+             V_TIN, V_TIN + 16, V_IN, V_SR, V_OUT, V_ONE)}
+
+
+def vp_sbox(p, t, x, last):
+    """The S-box of a tower-form state (backend/vperm.rs): Hamburg's inversion with nibble
+    tables (vtbl on constant tables only), then the output pair of the middle rounds
+    (A and 2A, tower form) or of the last round (standard bytes). Constant time: vtbl is a
+    register permute, its timing independent of the index bytes, which address no memory."""
+    k = p.and_(x, t[V_LOW])
+    i = p.shr8(x, 4)
+    j = p.xor(i, k)
+    zk = p.tbl(t[V_ZINV], k)
+    io = p.xor(p.tbl(t[V_INV], p.xor(p.tbl(t[V_INV], i), zk)), j)
+    jo = p.xor(p.tbl(t[V_INV], p.xor(p.tbl(t[V_INV], j), zk)), i)
+
+    def out(off):
+        return p.xor(p.tbl(t[off], io), p.tbl(t[off + 16], jo))
+    return out(V_LAST) if last else (out(V_MID), out(V_MID2))
+
+
+def vp_aes(p, lanes, rounds):
+    """E(K, c + i) for the native counter c in scratch, i < lanes, stored to dst one block
+    after the other. The state is row-major in one q register: ShiftRows is a vtbl (the
+    first folded into the input permutation, the last into the output one), MixColumns'
+    next row a 4-byte vext, and 2A + 3B + C + D = t + next(t) + D with t = 2A + B."""
+    t = vp_tables(p)
+    c = p.ldq(R_SCR, S_CTR)
+    k0 = p.load(R_KEY, 0)
+    s = []
+    for b in range(lanes):
+        x = p.xor(p.tbl(c, t[V_IN]), k0)
+        s.append(p.xor(p.tbl(t[V_TIN], p.and_(x, t[V_LOW])), p.tbl(t[V_TIN + 16], p.shr8(x, 4))))
+        if b + 1 < lanes:
+            c = p.q3('vadd.i32', c, t[V_ONE])
+    for r in range(1, rounds):
+        rk = p.load(R_KEY, 16 * r)
+        for b in range(lanes):
+            x = s[b] if r == 1 else p.tbl(s[b], t[V_SR])
+            a, a2 = vp_sbox(p, t, x, False)
+            u = p.xor(a2, p.ext(a, 4))
+            s[b] = p.xor(p.xor(u, p.ext(u, 4)), p.xor(p.ext(a, 12), rk))
+    rk = p.load(R_KEY, 16 * rounds)
+    for b in range(lanes):
+        p.stu(p.xor(p.tbl(vp_sbox(p, t, s[b], True), t[V_OUT]), rk), R_DST, 16 * b)
 
 
 # ------------------------------------------------------------------ GHASH (vmull.p8)
@@ -266,12 +318,38 @@ def k_ctr(rounds, mode):
     return p
 
 
-KERNELS = [('kernel_ghash', lambda: k_ghash(8), 'GHASH only, 8 blocks per iteration')]
+def k_vperm(rounds, lanes):
+    p = Prog()
+    vp_aes(p, lanes, rounds)
+    return p
+
+
+def k_ghash_short(nblocks):
+    """GHASH from zero of `nblocks` blocks at src (a whole short message: AAD, ciphertext,
+    lengths), block i times H^(nblocks - i), one fold and reduction."""
+    p = Prog()
+    p.stu(ghash_group(p, lambda i: p.ldu(R_SRC, 16 * i), None, nblocks), R_Y, 0)
+    return p
+
+
+# (name, program, doc, contract): the contract says what the pointers must be.
+KERNELS = [('kernel_ghash', lambda: k_ghash(8), 'GHASH only, 8 blocks per iteration', 'loop')]
 for _r, _bits in ((10, 128), (12, 192), (14, 256)):
     for _m, _what in (('ctr', 'CTR keystream only'), ('enc', 'CTR, then GHASH of the ciphertext'),
                       ('dec', 'GHASH of the ciphertext, then CTR')):
         KERNELS.append((f'kernel_{_m}_aes{_bits}', (lambda r=_r, m=_m: k_ctr(r, m)),
-                        f'AES-{_bits}: {_what}, 8 blocks per iteration'))
+                        f'AES-{_bits}: {_what}, 8 blocks per iteration', 'loop'))
+for _r, _bits in ((10, 128), (12, 192), (14, 256)):
+    for _l in (1, 2, 3, 4):
+        KERNELS.append((f'kernel_vperm{_l}_aes{_bits}', (lambda r=_r, l=_l: k_vperm(r, l)),
+                        f'AES-{_bits} by vector permutes: E(K, counter + i) for the {_l} lane(s) '
+                        f'i < {_l}.\n///\n/// Constant time: every S-box lookup is a `vtbl` on '
+                        f'constant tables in\n/// registers (a register permute whose timing does '
+                        f'not depend on the index\n/// bytes, which address no memory); loads are '
+                        f'at fixed offsets only', 'vperm'))
+for _t in range(1, 9):
+    KERNELS.append((f'kernel_ghash_short{_t}', (lambda t=_t: k_ghash_short(t)),
+                    f'GHASH from zero of {_t} block(s), aggregated, one reduction', 'short'))
 
 
 # ------------------------------------------------------------------ output
@@ -279,22 +357,35 @@ HEADER = '''\
 // @generated by src/backend/arm/neon/gen_kernels.py -- edit that, not this file, and re-run
 // it (`--verify` checks that this file is what it generates).
 //
-// Each kernel is one `asm!` block holding one loop. Pointers arrive in fixed registers
+// Each kernel is one `asm!` block: a loop over groups of eight blocks, or (vperm, ghash_short)
+// one straight pass for a short message. Pointers arrive in fixed registers
 // (see the generator: key r0, key+1024 r1, src r2, dst r3, count r4, H powers r5,
 // constants r8, scratch r10, y r12); every q register is clobbered.
 
 '''
 
 
-def rust_fn(name, doc, lines):
+CONTRACTS = {
+    'loop': f"""`k` points to the bit-sliced round keys (1920 bytes), `h` to the H powers, `c` to
+/// `CONSTS` (run.rs), `s` to a 16-byte aligned scratch buffer of {SCRATCH_BYTES} bytes whose first
+/// 16 bytes hold the counter (native lanes), `y` to the GHASH state (vrev64 form);
+/// `src`/`dst` hold `16 * n` bytes (GHASH: `src` only), `n` a positive multiple of 8.""",
+    'vperm': """`k` points to the vector-permute round keys (240 bytes, key.rs), `c` to `VCONSTS`
+/// (run.rs), `s` to a 16-byte aligned scratch buffer whose first 16 bytes hold the counter
+/// (native lanes), followed by `VPERM_SPILL_BYTES` writable bytes; `dst` has room for the
+/// lanes' blocks; the other pointers are not used.""",
+    'short': """`h` points to the H powers, `c` to `CONSTS` (run.rs), `src` to the blocks (16
+/// bytes each), `y` to 16 writable bytes (the hash, vrev64 form), `s` to a 16-byte aligned
+/// scratch buffer of 16 + `GHASH_SHORT_SPILL_BYTES` bytes; the other pointers are not used.""",
+}
+
+
+def rust_fn(name, doc, lines, contract):
     body = '\n'.join(f'            "{l.replace("{", "{{").replace("}", "}}")}",' for l in lines)
     return f'''/// {doc}.
 ///
 /// # Safety
-/// `k` points to the bit-sliced round keys (1920 bytes), `h` to the H powers, `c` to
-/// `CONSTS` (run.rs), `s` to a 16-byte aligned scratch buffer of {SCRATCH_BYTES} bytes whose first
-/// 16 bytes hold the counter (native lanes), `y` to the GHASH state (vrev64 form);
-/// `src`/`dst` hold `16 * n` bytes (GHASH: `src` only), `n` a positive multiple of 8.
+/// {CONTRACTS[contract]}
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn {name}(
@@ -330,6 +421,21 @@ pub(super) unsafe fn {name}(
 '''
 
 
+def spill_table(spills):
+    """How much of the scratch buffer after the counter the single-pass kernels write
+    (their spills, to be wiped), so that their callers need no 1 KiB buffer."""
+    vp = ', '.join('[' + ', '.join(str(spills[f'kernel_vperm{l}_aes{b}']) for l in (1, 2, 3, 4)) + ']'
+                   for b in (128, 192, 256))
+    gs = ', '.join(str(spills[f'kernel_ghash_short{t}']) for t in range(1, 9))
+    return f'''
+/// Bytes of the scratch buffer after the counter that `kernel_vperm{{lanes}}_aes{{bits}}`
+/// writes (spilled state), by key size (128, 192, 256) and lanes − 1.
+pub(super) const VPERM_SPILL_BYTES: [[usize; 4]; 3] = [{vp}];
+/// The same for `kernel_ghash_short{{blocks}}`, by blocks − 1.
+pub(super) const GHASH_SHORT_SPILL_BYTES: [usize; 8] = [{gs}];
+'''
+
+
 CLOBBERS = '\n'.join(f'            out("d{i}") _,' for i in range(16)) + '\n            out("lr") _,'
 
 
@@ -342,7 +448,8 @@ def main():
     rng = random.Random(1)
     parts = [HEADER]
     bad = 0
-    for name, mk, doc in KERNELS:
+    spills = {}
+    for name, mk, doc, contract in KERNELS:
         if args.only and args.only != name:
             continue
         p = mk()
@@ -352,11 +459,13 @@ def main():
         bad += not ok
         print(f'{name}: {ninsn} instructions, {st["spill"]} spills, {st["reload"]} reloads, '
               f'{st["remat"]} loads: ' + ('ok' if ok else 'MISMATCH'), file=sys.stderr)
-        parts.append(rust_fn(name, doc, lines))
+        parts.append(rust_fn(name, doc, lines, contract))
+        spills[name] = st['spill_bytes']
     if bad:
         sys.exit(1)
     if args.only:
         return
+    parts.append(spill_table(spills))
     text = ''.join(parts)
     if args.verify:
         same = os.path.exists(OUT) and open(OUT).read() == text

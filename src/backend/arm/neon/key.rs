@@ -1,5 +1,6 @@
-//! Key setup of `arm-neon`: the FIPS-197 schedule turned into bit planes, and the
-//! GHASH key's powers as the `vmull.p8` kernels read them.
+//! Key setup of `arm-neon`: the FIPS-197 schedule turned into bit planes and into the
+//! vector-permute kernels' form, and the GHASH key's powers as the `vmull.p8` kernels
+//! read them.
 //!
 //! Round keys 0..Nr-1 are sliced in the kernels' row-major state order, round Nr in
 //! column-major order (the last round's ShiftRows and the way back to column-major are
@@ -41,6 +42,17 @@ pub(super) fn init(k: &mut NeonKey, key: &[u8]) {
             }
         }
     }
+    // The vector-permute kernels' keys (`backend/vperm.rs`), round 0 permuted as their
+    // input (`IN_PERM`: the counter lanes are permuted before it is added).
+    crate::backend::vperm::round_keys(&rk, rounds, &mut k.vrk);
+    let mut k0 = k.vrk[0];
+    for (b, &from) in k.vrk[0]
+        .iter_mut()
+        .zip(crate::backend::vperm::IN_PERM.iter())
+    {
+        *b = k0[from as usize];
+    }
+    crate::secret::wipe_bytes(&mut k0);
     crate::secret::wipe_bytes(rk.as_flattened_mut());
 
     let mut hb = [0u8; 16];

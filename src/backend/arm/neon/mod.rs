@@ -32,23 +32,29 @@
 //! - `key.rs`: key setup (the sliced round keys, the `vmull.p8` operands of H^1..H^8);
 //! - `run.rs`: how a kernel is called (its constant table, scratch block, the counter and
 //!   GHASH state in the forms it reads), over whole groups;
-//! - `crypt.rs`: single blocks and tails: fewer than eight blocks run one more
-//!   eight-block iteration on a stack copy (the unused keystream is discarded and
-//!   wiped), and a short message takes E(K, J0) as lane 0 of that iteration;
+//! - `crypt.rs`: tails: fewer than eight blocks run one more eight-block iteration on a
+//!   stack copy (the unused keystream is discarded and wiped);
+//! - `short.rs`: a whole short message in one pass: E(K, J0) and its counters through the
+//!   vector-permute AES kernels (`backend/vperm.rs`: Hamburg's nibble tables, `vtbl` on
+//!   constant tables in registers only) for up to four lanes, then one single-pass GHASH
+//!   kernel over AAD, ciphertext and lengths; single blocks take the same AES kernels;
 //! - this file: the key layout and the `Backend` entry points.
 
 mod crypt;
 mod kernels;
 mod key;
 mod run;
+mod short;
 
 use crate::backend::{Backend, Direction, Material, Plain};
 use crypt::is_next;
 use run::Mode;
+use short::{DATA_BLOCKS, HASH_BLOCKS};
 
 /// Key material: bit-sliced round keys (rounds 0..Nr-1 row-major, round Nr
 /// column-major, 0x63 folded into rounds 1..Nr), then the vmull.p8 operands of
-/// H^1..H^8 (see `key.rs`, and `HPOW_BYTES` in `neon_prog.py`).
+/// H^1..H^8 (see `key.rs`, and `HPOW_BYTES` in `neon_prog.py`), then the round keys of
+/// the vector-permute kernels (`key.rs`).
 #[repr(C, align(16))]
 #[derive(Clone, Copy)]
 struct NeonKey {
@@ -56,6 +62,7 @@ struct NeonKey {
     h: [[u8; 128]; 8],
     rounds: u32,
     _pad: [u32; 3],
+    vrk: [[u8; 16]; 15],
 }
 
 // SAFETY: byte and integer arrays only, 16-byte alignment.
@@ -87,13 +94,12 @@ impl Backend for ArmNeon {
 
     fn encrypt_block2(m: &Material, a: &mut [u8; 16], b: &mut [u8; 16]) {
         let k: &NeonKey = m.view();
-        // The mode passes (inc32(J0), J0): one run from J0 gives both.
+        // The mode passes (inc32(J0), J0): two lanes from J0 give both.
         if is_next(b, a) {
-            let mut ks = [0u8; 16];
-            // SAFETY: one block from and to a local array.
-            unsafe { k.ctr_tail(&mut ks.clone(), ks.as_ptr(), ks.as_mut_ptr(), 1, Some(b)) };
-            *a = ks;
-            crate::secret::wipe_bytes(&mut ks);
+            let mut out = [[0u8; 16]; 2];
+            k.vperm(b, &mut out);
+            (*b, *a) = (out[0], out[1]);
+            crate::secret::wipe_bytes(out.as_flattened_mut());
         } else {
             k.encrypt_block(a);
             k.encrypt_block(b);
@@ -142,6 +148,38 @@ impl Backend for ArmNeon {
                 None => k.crypt(encrypt, ctr, y, src, dst, blocks),
             }
         }
+    }
+
+    const SHORT_DATA_BLOCKS: usize = DATA_BLOCKS;
+    const SHORT_HASH_BLOCKS: usize = HASH_BLOCKS;
+
+    unsafe fn crypt_short(
+        m: &Material,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> [u8; 16] {
+        let k: &NeonKey = m.view();
+        let enc = dir == Direction::Encrypt;
+        // SAFETY: forwarded contract (the mode checked the limits).
+        unsafe { k.short(enc, j0, aad, src, dst, len, None).0 }
+    }
+
+    unsafe fn open_short(
+        m: &Material,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        tag: &[u8],
+    ) -> bool {
+        let k: &NeonKey = m.view();
+        // SAFETY: forwarded contract.
+        unsafe { k.short(false, j0, aad, src, dst, len, Some(tag)).1 }
     }
 
     unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {

@@ -8,7 +8,8 @@ import re
 
 from neon_prog import (C_CTR, C_FIN, C_K16, C_K32, C_K48, C_M0F, C_M33, C_M55, C_ONE, C_SR,
                        CONST_BYTES, HPOW_BYTES, R_CONST, R_DST, R_H, R_KEY, R_KEY2, R_N,
-                       R_SCR, R_SRC, R_Y, S_CTR)
+                       R_SCR, R_SRC, R_Y, S_CTR, V_IN, V_INV, V_LAST, V_LOW, V_MID, V_MID2,
+                       V_ONE, V_OUT, V_SR, V_TIN, V_ZINV, VCONST_BYTES)
 
 M64 = (1 << 64) - 1
 
@@ -83,6 +84,10 @@ class Machine:
             self.wr(a[0], self.rd(a[1])[0])
         elif m == 'vmov.i64':
             self.wr(a[0], 0)
+        elif m == 'vshr.u8':
+            x, w = self.rd(a[1])
+            s = int(a[2][1:])
+            self.wr(a[0], int.from_bytes(bytes(b >> s for b in x.to_bytes(w // 8, 'little')), 'little'))
         elif m in ('vshr.u64', 'vshl.i64'):
             x, w = self.rd(a[1])
             s = int(a[2][1:])
@@ -141,9 +146,10 @@ def gmul8(a, b):
     return r
 
 
-SBOX = []
+SBOX, INV8 = [], []
 for _x in range(256):
     _inv = 0 if _x == 0 else next(y for y in range(1, 256) if gmul8(_x, y) == 1)
+    INV8.append(_inv)
     _s = _inv
     for _k in range(1, 5):
         _s ^= ((_inv << _k) | (_inv >> (8 - _k))) & 0xff
@@ -246,6 +252,77 @@ def consts():
     return bytes(c)
 
 
+# The vector-permute AES of backend/vperm.rs, its tables rebuilt here from the field: GF(2^8)
+# over GF(16) as i + k*t, t^2 = t + zeta; GF(16) on the basis 1, w, w^2, w^3 (w = 3^17).
+def _pw(a, n):
+    r = 1
+    for _ in range(n):
+        r = gmul8(r, a)
+    return r
+
+
+_W = _pw(3, 17)
+_DEC = [0] * 16
+for _n in range(16):
+    for _b in range(4):
+        if (_n >> _b) & 1:
+            _DEC[_n] ^= _pw(_W, _b)
+_ENC = {y: n for n, y in enumerate(_DEC)}
+_T = next(t for t in range(2, 256) if _pw(t, 16) != t and (gmul8(t, t) ^ t) in _ENC)
+_ZETA = gmul8(_T, _T) ^ _T
+TOWER = [0] * 256
+for _i in range(16):
+    for _k in range(16):
+        TOWER[_DEC[_i] ^ gmul8(_DEC[_k], _T)] = (_i << 4) | _k
+
+
+def _linear(y):
+    r = y
+    for s in range(1, 5):
+        r ^= ((y << s) | (y >> (8 - s))) & 0xff
+    return r
+
+
+def vconsts():
+    """VCONSTS of vperm.rs (layout V_* in neon_prog.py)."""
+    c = bytearray(VCONST_BYTES)
+    c[V_LOW:V_LOW + 16] = b'\x0f' * 16
+    c[V_INV:V_INV + 16] = bytes([0x80] + [_ENC[INV8[_DEC[n]]] for n in range(1, 16)])
+    c[V_ZINV:V_ZINV + 16] = bytes([0x80] + [_ENC[INV8[gmul8(_ZETA, _DEC[n])]] for n in range(1, 16)])
+    for off, mul, tower in ((V_MID, 1, True), (V_MID2, 2, True), (V_LAST, 1, False)):
+        for part, e in enumerate((_ZETA ^ _T, 1 ^ _ZETA ^ _T)):
+            for n in range(1, 16):
+                v = gmul8(mul, _linear(gmul8(e, INV8[_DEC[n]])))
+                c[off + 16 * part + n] = TOWER[v] if tower else v
+    for n in range(16):
+        c[V_TIN + n], c[V_TIN + 16 + n] = TOWER[n], TOWER[n << 4]
+    for r in range(4):
+        for col in range(4):
+            b = r + 4 * ((col + r) % 4)                 # IN_PERM: standard byte b
+            c[V_IN + 4 * r + col] = 4 * (b // 4) + 3 - b % 4  # ... in the native counter
+            c[V_SR + 4 * r + col] = 4 * r + (col + r) % 4
+            c[V_OUT + r + 4 * col] = 4 * r + (col + r) % 4
+    c[V_ONE:V_ONE + 16] = (1 << 96).to_bytes(16, 'little')
+    return bytes(c)
+
+
+def vperm_keys(key):
+    """The vector-permute round keys as key.rs stores them."""
+    rks, rounds = expand(key)
+    mem = bytearray(15 * 16)
+    for r in range(rounds + 1):
+        for pos in range(16):
+            row, col = pos // 4, pos % 4
+            if r == 0:
+                v = rks[0][row + 4 * ((col + row) % 4)]       # IN_PERM order
+            elif r < rounds:
+                v = TOWER[rks[r][row + 4 * col] ^ 0x63]
+            else:
+                v = rks[r][pos] ^ 0x63
+            mem[16 * r + pos] = v
+    return mem
+
+
 def ghash_ref(h, y, data):
     for i in range(0, len(data), 16):
         y = gf_mul(y ^ int.from_bytes(data[i:i + 16], 'big'), h)
@@ -257,6 +334,52 @@ def rev64(b):
 
 
 def check(lines, name, rng):
+    if name.startswith('kernel_vperm'):
+        return check_vperm(lines, name, rng)
+    if name.startswith('kernel_ghash_short'):
+        return check_ghash_short(lines, name, rng)
+    return check_loop(lines, name, rng)
+
+
+A_KEY, A_H, A_C, A_S, A_Y, A_SRC, A_DST = 0, 4096, 6144, 8192, 12288, 16384, 32768
+
+
+def run_kernel(lines, mem, regs):
+    Machine(mem, dict({R_KEY: A_KEY, R_KEY2: A_KEY + 1024, R_SRC: A_SRC, R_DST: A_DST, R_H: A_H,
+                       R_CONST: A_C, R_SCR: A_S, R_Y: A_Y}, **regs)).run(lines)
+
+
+def check_vperm(lines, name, rng):
+    bits = int(name[-3:])
+    lanes = int(name[len('kernel_vperm')])
+    key = bytes(rng.randrange(256) for _ in range(bits // 8))
+    ctr0 = bytes(rng.randrange(256) for _ in range(12)) + bytes([0xff, 0xff, 0xff, 0xfe])
+    mem = bytearray(65536)
+    mem[A_KEY:A_KEY + 240] = vperm_keys(key)
+    mem[A_C:A_C + VCONST_BYTES] = vconsts()
+    mem[A_S + S_CTR:A_S + S_CTR + 16] = b''.join(ctr0[4 * i:4 * i + 4][::-1] for i in range(4))
+    run_kernel(lines, mem, {})
+    c = int.from_bytes(ctr0[12:], 'big')
+    want = b''.join(aes_ref(key, ctr0[:12] + ((c + i) & 0xffffffff).to_bytes(4, 'big'))
+                    for i in range(lanes))
+    return bytes(mem[A_DST:A_DST + 16 * lanes]) == want
+
+
+def check_ghash_short(lines, name, rng):
+    nb = int(name[len('kernel_ghash_short'):])
+    key = bytes(rng.randrange(256) for _ in range(16))
+    _, hm, _ = key_material(key)
+    data = bytes(rng.randrange(256) for _ in range(16 * nb))
+    mem = bytearray(65536)
+    mem[A_H:A_H + len(hm)] = hm
+    mem[A_C:A_C + CONST_BYTES] = consts()
+    mem[A_SRC:A_SRC + len(data)] = data
+    run_kernel(lines, mem, {})
+    h = int.from_bytes(aes_ref(key, bytes(16)), 'big')
+    return int.from_bytes(rev64(bytes(mem[A_Y:A_Y + 16])), 'big') == ghash_ref(h, 0, data)
+
+
+def check_loop(lines, name, rng):
     key = bytes(rng.randrange(256) for _ in range(16 if '128' in name or 'ghash' in name else
                                                    24 if '192' in name else 32))
     rkm, hm, rounds = key_material(key)

@@ -19,6 +19,15 @@ C_M55, C_M33, C_M0F = 80, 96, 112      # transpose masks (q)
 C_ONE = 128                            # (0, 0, 0, 1) as u32 lanes
 CONST_BYTES = 144
 
+# Layout of the vector-permute constant table (bytes), shared with vperm.rs (VCONSTS):
+# the 0x0f mask, the nibble tables of backend/vperm.rs (1/u, 1/(zeta k), the middle rounds'
+# A and 2A output pairs, the last round's pair, the two nibbles' tower forms), the
+# permutations (native counter -> row-major state after ShiftRows, ShiftRows, last round
+# -> standard order) and (0, 0, 0, 1) as u32 lanes.
+V_LOW, V_INV, V_ZINV, V_MID, V_MID2, V_LAST, V_TIN = 0, 16, 32, 48, 80, 112, 144
+V_IN, V_SR, V_OUT, V_ONE = 176, 192, 208, 224
+VCONST_BYTES = 240
+
 # Scratch buffer layout (bytes), shared with run.rs: counter (native, rev32 form) at 0,
 # spill slots from 16.
 S_CTR = 0
@@ -82,6 +91,11 @@ class Prog:
     def shr(self, a, s):
         r = self.val()
         self.emit(f'vshr.u64 {{0}}, {{1}}, #{s}', [(r, 'q'), (a, 'q')], defs=[r])
+        return r
+
+    def shr8(self, a, s):
+        r = self.val()
+        self.emit(f'vshr.u8 {{0}}, {{1}}, #{s}', [(r, 'q'), (a, 'q')], defs=[r])
         return r
 
     def shl(self, a, s):
@@ -155,7 +169,7 @@ def allocate(prog, nregs=16):
     spilled = {}              # val id -> slot offset (clean copy in memory)
     free_slots = list(range(S_SPILL, SCRATCH_BYTES, 16))
     out = []
-    stats = {'spill': 0, 'reload': 0, 'remat': 0}
+    stats = {'spill': 0, 'reload': 0, 'remat': 0, 'spill_bytes': 0}
 
     def emit_load(v, q):
         if v.src is not None:
@@ -186,6 +200,7 @@ def allocate(prog, nregs=16):
         if next_use(v, i) is not None and v.src is None and v.id not in spilled:
             off = free_slots.pop(0)
             spilled[v.id] = off
+            stats['spill_bytes'] = max(stats['spill_bytes'], off + 16 - S_SPILL)
             out.append(f'vstr d{2 * bq}, [{R_SCR}, #{off}]')
             out.append(f'vstr d{2 * bq + 1}, [{R_SCR}, #{off + 8}]')
             stats['spill'] += 1

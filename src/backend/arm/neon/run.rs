@@ -1,10 +1,13 @@
-//! How the generated kernels (`kernels.rs`) are called: the constant table they read,
+//! How the generated kernels (`kernels.rs`) are called: the constant tables they read,
 //! the scratch block that carries the counter and their spills, the GHASH state in
-//! their byte order, and the one call per run of whole groups.
+//! their byte order, and the one call per run of whole groups — or, for the single-pass
+//! kernels of short messages, per call (vector-permute AES of 1..=4 lanes, GHASH of
+//! 1..=8 blocks), with a scratch block only as large as their spills.
 //!
-//! Layouts here are shared with the generator (`C_*`, `S_*` in `neon_prog.py`).
+//! Layouts here are shared with the generator (`C_*`, `V_*`, `S_*` in `neon_prog.py`).
 
 use super::{kernels, NeonKey, GROUP};
+use crate::backend::vperm as vp;
 
 /// Constant table of the kernels (layout: `C_*` in `neon_prog.py`).
 #[repr(C, align(16))]
@@ -50,6 +53,89 @@ const fn consts() -> [u8; 144] {
     c
 }
 
+/// Constant table of the vector-permute kernels (layout: `V_*` in `neon_prog.py`): the
+/// tables of `backend/vperm.rs`, its input permutation read from the native counter.
+#[repr(C, align(16))]
+struct VConsts([u8; 240]);
+
+static VCONSTS: VConsts = VConsts(vconsts());
+
+const fn vconsts() -> [u8; 240] {
+    let mut c = [0u8; 240];
+    let tables = [
+        [0x0f; 16],
+        vp::INV,
+        vp::ZINV,
+        vp::SB_MID[0],
+        vp::SB_MID[1],
+        vp::SB_MID2[0],
+        vp::SB_MID2[1],
+        vp::SB_LAST[0],
+        vp::SB_LAST[1],
+        vp::TOWER_IN[0],
+        vp::TOWER_IN[1],
+        vp::IN_PERM,
+        vp::SHIFT_ROWS,
+        vp::OUT_PERM,
+    ];
+    let mut t = 0;
+    while t < tables.len() {
+        let mut i = 0;
+        while i < 16 {
+            c[16 * t + i] = tables[t][i];
+            i += 1;
+        }
+        t += 1;
+    }
+    // V_IN reads the counter in native lanes (rev32): standard byte b is native byte
+    // 4·(b/4) + 3 − b%4.
+    let mut i = 0;
+    while i < 16 {
+        let b = c[176 + i];
+        c[176 + i] = 4 * (b / 4) + 3 - b % 4;
+        i += 1;
+    }
+    c[224 + 12] = 1; // V_ONE: (0, 0, 0, 1) as u32 lanes
+    c
+}
+
+/// The scratch block of a single-pass kernel: the counter and room for the spills the
+/// generator reported (`*_SPILL_BYTES`), wiped after the call. Nothing else is read.
+#[repr(C, align(16))]
+struct SmallScratch([u64; 2 + SMALL_SPILL_WORDS]);
+
+/// Room for the largest spill area of the single-pass kernels.
+const SMALL_SPILL_WORDS: usize = 4;
+const _: () = {
+    let mut i = 0;
+    while i < 3 {
+        let mut l = 0;
+        while l < 4 {
+            assert!(kernels::VPERM_SPILL_BYTES[i][l] <= 8 * SMALL_SPILL_WORDS);
+            l += 1;
+        }
+        i += 1;
+    }
+    let mut t = 0;
+    while t < 8 {
+        assert!(kernels::GHASH_SHORT_SPILL_BYTES[t] <= 8 * SMALL_SPILL_WORDS);
+        t += 1;
+    }
+};
+
+impl SmallScratch {
+    fn new(ctr: &[u8; 16]) -> SmallScratch {
+        let mut s = SmallScratch([0; 2 + SMALL_SPILL_WORDS]);
+        s.0[..2].copy_from_slice(&Scratch::new_words(ctr));
+        s
+    }
+
+    /// Wipes the first `bytes` of the spill area.
+    fn wipe(&mut self, bytes: usize) {
+        crate::secret::wipe_u64(&mut self.0[2..2 + bytes.div_ceil(8)]);
+    }
+}
+
 /// Spill area and counter of one kernel call (layout: `S_*` in `neon_prog.py`).
 #[repr(C, align(16))]
 struct Scratch([u64; 128]);
@@ -57,13 +143,17 @@ struct Scratch([u64; 128]);
 impl Scratch {
     fn new(ctr: &[u8; 16]) -> Scratch {
         let mut s = Scratch([0; 128]);
-        // The counter in native u32 lanes (rev32), so the kernel adds to lane 3.
-        for i in 0..2 {
+        s.0[..2].copy_from_slice(&Scratch::new_words(ctr));
+        s
+    }
+
+    /// The counter in native u32 lanes (rev32), so the kernel adds to lane 3.
+    fn new_words(ctr: &[u8; 16]) -> [u64; 2] {
+        core::array::from_fn(|i| {
             let lo = u32::from_be_bytes(ctr[8 * i..8 * i + 4].try_into().unwrap());
             let hi = u32::from_be_bytes(ctr[8 * i + 4..8 * i + 8].try_into().unwrap());
-            s.0[i] = u64::from(lo) | (u64::from(hi) << 32);
-        }
-        s
+            u64::from(lo) | (u64::from(hi) << 32)
+        })
     }
 
     /// The counter block the kernel left behind.
@@ -154,6 +244,78 @@ impl NeonKey {
         }
         *ctr = s.ctr();
         *y = rev64(&yr);
+    }
+
+    /// E(K, `ctr` + i) for the lanes i < `out.len()` (1..=4, inc32), by vector permutes.
+    pub(super) fn vperm(&self, ctr: &[u8; 16], out: &mut [[u8; 16]]) {
+        use kernels::*;
+        let lanes = out.len();
+        let size = (self.rounds as usize - 10) / 2;
+        let f: Kernel = match (size, lanes) {
+            (0, 1) => kernel_vperm1_aes128,
+            (0, 2) => kernel_vperm2_aes128,
+            (0, 3) => kernel_vperm3_aes128,
+            (0, _) => kernel_vperm4_aes128,
+            (1, 1) => kernel_vperm1_aes192,
+            (1, 2) => kernel_vperm2_aes192,
+            (1, 3) => kernel_vperm3_aes192,
+            (1, _) => kernel_vperm4_aes192,
+            (_, 1) => kernel_vperm1_aes256,
+            (_, 2) => kernel_vperm2_aes256,
+            (_, 3) => kernel_vperm3_aes256,
+            (_, _) => kernel_vperm4_aes256,
+        };
+        assert!((1..=4).contains(&lanes));
+        let mut s = SmallScratch::new(ctr);
+        // SAFETY: the kernel reads the round keys (240 bytes), VCONSTS and the counter,
+        // writes `lanes` blocks to `out` and at most its spill bytes to `s`.
+        unsafe {
+            f(
+                self.vrk.as_ptr() as *const u8,
+                core::ptr::null(),
+                VCONSTS.0.as_ptr(),
+                s.0.as_mut_ptr() as *mut u8,
+                core::ptr::null_mut(),
+                core::ptr::null(),
+                out.as_mut_ptr() as *mut u8,
+                0,
+            );
+        }
+        s.wipe(kernels::VPERM_SPILL_BYTES[size.min(2)][lanes - 1]);
+    }
+
+    /// GHASH from zero of `blocks` (1..=8, a whole short message), in the spec's order.
+    pub(super) fn ghash_short(&self, blocks: &[[u8; 16]]) -> [u8; 16] {
+        use kernels::*;
+        let f: Kernel = match blocks.len() {
+            1 => kernel_ghash_short1,
+            2 => kernel_ghash_short2,
+            3 => kernel_ghash_short3,
+            4 => kernel_ghash_short4,
+            5 => kernel_ghash_short5,
+            6 => kernel_ghash_short6,
+            7 => kernel_ghash_short7,
+            8 => kernel_ghash_short8,
+            n => panic!("ghash_short of {n} blocks"),
+        };
+        let mut s = SmallScratch::new(&[0; 16]);
+        let mut yr = [0u8; 16];
+        // SAFETY: the kernel reads the H powers, CONSTS and the blocks, writes 16 bytes
+        // to `yr` and at most its spill bytes to `s`.
+        unsafe {
+            f(
+                core::ptr::null(),
+                self.h.as_ptr() as *const u8,
+                CONSTS.0.as_ptr(),
+                s.0.as_mut_ptr() as *mut u8,
+                yr.as_mut_ptr(),
+                blocks.as_ptr() as *const u8,
+                core::ptr::null_mut(),
+                0,
+            );
+        }
+        s.wipe(kernels::GHASH_SHORT_SPILL_BYTES[blocks.len() - 1]);
+        rev64(&yr)
     }
 
     /// GHASH over whole groups of eight blocks.

@@ -12,7 +12,7 @@
 //! the partial block) depend on lengths, which are public.
 
 use super::{bswap_mask, load, middle_rounds, rk, store, Acc, XKey};
-use crate::backend::partial::{load_partial, store_partial};
+use crate::backend::partial::{load_partial, store_partial, PARTIAL_MASK};
 use crate::secret::ct_eq;
 use core::arch::x86_64::*;
 
@@ -20,18 +20,6 @@ use core::arch::x86_64::*;
 pub(crate) const DATA_BLOCKS: usize = 7;
 /// GHASH blocks per call (AAD + data + lengths): the sixteen stored powers of H.
 pub(crate) const HASH_BLOCKS: usize = 16;
-
-/// 16 bytes of 0xff then 16 of zero: the mask of an `r`-byte partial block is the 16
-/// bytes at offset 16 − r.
-static PARTIAL_MASK: [u8; 32] = {
-    let mut m = [0u8; 32];
-    let mut i = 0;
-    while i < 16 {
-        m[i] = 0xff;
-        i += 1;
-    }
-    m
-};
 
 #[inline(always)]
 unsafe fn from_halves(v: [u64; 2]) -> __m128i {
