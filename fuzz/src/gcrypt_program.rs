@@ -2,7 +2,7 @@
 //! argument a fuzzer can choose, read from its bytes through [`Visit`], and a small text
 //! form for writing seeds ([`parse`]: `"open cipher=2 secure; setkey key=32; setiv iv=0; …"`).
 
-use crate::input::{Codec, Visit};
+use crate::input::{text_calls, Codec, Visit};
 
 pub const MAX_OPS: usize = 64;
 pub const MAX_IV: usize = 80;
@@ -236,44 +236,32 @@ pub fn valid(kind: Kind) -> Op {
 /// `slot cipher len len2 out place tagkind bit cmd method seed offin offout` and the flags
 /// `secure null null2 huge` (`flag=0` clears one).
 pub fn parse(text: &str) -> Program {
-    let ops = text
-        .split(';')
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
-        .map(|cmd| {
-            let mut words = cmd.split_whitespace();
-            let name = words.next().unwrap_or_default();
-            let k = NAMES
-                .iter()
-                .position(|n| *n == name)
-                .unwrap_or_else(|| panic!("unknown call {name:?}"));
-            let mut op = valid(KINDS[k]);
-            for w in words {
-                let (field, v) = w.split_once('=').unwrap_or((w, "1"));
-                let n: i64 = v.parse().unwrap_or_else(|_| panic!("bad value in {w:?}"));
-                let u = n as usize;
-                match field {
-                    "slot" => op.slot = u,
-                    "cipher" => op.cipher = u,
-                    "secure" => op.secure = n != 0,
-                    "null" => op.null = n != 0,
-                    "null2" => op.null2 = n != 0,
-                    "huge" => op.huge = n != 0,
-                    "len" => op.len = u,
-                    "len2" => op.len2 = u,
-                    "out" => op.out_size = u,
-                    "place" => op.place = u,
-                    "tagkind" => op.tag_kind = u,
-                    "bit" => op.bit = n as u16,
-                    "cmd" => op.cmd = n as i32,
-                    "method" => op.method = n as i32,
-                    "seed" => op.seed = n as u8,
-                    "offin" => op.off_in = u,
-                    "offout" => op.off_out = u,
-                    _ => panic!("unknown field {field:?} in {cmd:?}"),
-                }
+    let ops = text_calls(text, &NAMES).into_iter().map(|(k, fields)| {
+        let mut op = valid(KINDS[k]);
+        for (field, n) in fields {
+            let u = n as usize;
+            match field {
+                "slot" => op.slot = u,
+                "cipher" => op.cipher = u,
+                "secure" => op.secure = n != 0,
+                "null" => op.null = n != 0,
+                "null2" => op.null2 = n != 0,
+                "huge" => op.huge = n != 0,
+                "len" => op.len = u,
+                "len2" => op.len2 = u,
+                "out" => op.out_size = u,
+                "place" => op.place = u,
+                "tagkind" => op.tag_kind = u,
+                "bit" => op.bit = n as u16,
+                "cmd" => op.cmd = n as i32,
+                "method" => op.method = n as i32,
+                "seed" => op.seed = n as u8,
+                "offin" => op.off_in = u,
+                "offout" => op.off_out = u,
+                _ => panic!("unknown field {field:?} in {text:?}"),
             }
-            op
-        });
+        }
+        op
+    });
     Program(ops.collect())
 }
