@@ -2,7 +2,7 @@
 //! argument a fuzzer can choose, read from its bytes through [`Visit`], and a small text
 //! form for writing seeds ([`parse`]: `"open cipher=2 secure; setkey key=32; setiv iv=0; …"`).
 
-use crate::input::{text_calls, Codec, Visit};
+use crate::input::{text_calls, visit_list, Codec, Visit};
 
 pub const MAX_OPS: usize = 64;
 pub const MAX_IV: usize = 80;
@@ -196,15 +196,7 @@ pub struct Program(pub Vec<Op>);
 
 impl Visit for Program {
     fn visit<C: Codec>(&mut self, c: &mut C) {
-        if C::DECODING {
-            while !c.at_end() && self.0.len() < MAX_OPS {
-                let mut op = Op::default();
-                op.visit(c);
-                self.0.push(op);
-            }
-        } else {
-            self.0.iter_mut().for_each(|op| op.visit(c));
-        }
+        visit_list(&mut self.0, c, MAX_OPS);
     }
 }
 

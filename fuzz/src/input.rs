@@ -252,3 +252,16 @@ pub fn text_calls<'a>(text: &'a str, names: &[&str]) -> Vec<(usize, Vec<(&'a str
         })
         .collect()
 }
+
+/// A list of up to `max` items (a program's calls): decoded until the data ends.
+pub fn visit_list<T: Visit, C: Codec>(items: &mut Vec<T>, c: &mut C, max: usize) {
+    if C::DECODING {
+        while !c.at_end() && items.len() < max {
+            let mut item = T::default();
+            item.visit(c);
+            items.push(item);
+        }
+    } else {
+        items.iter_mut().for_each(|item| item.visit(c));
+    }
+}
