@@ -222,3 +222,46 @@ pub trait Visit: Default {
         s.0
     }
 }
+
+/// The seeds' text form of a program, `"kind field=value …; kind …"`: for each call, the
+/// index of its kind in `names` and its fields with their values (decimal or `0x` hex; a
+/// bare `flag` is `flag=1`). Panics on anything else (seeds are written by hand).
+pub fn text_calls<'a>(text: &'a str, names: &[&str]) -> Vec<(usize, Vec<(&'a str, u64)>)> {
+    text.split(';')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(|cmd| {
+            let mut words = cmd.split_whitespace();
+            let name = words.next().unwrap_or_default();
+            let k = names
+                .iter()
+                .position(|n| *n == name)
+                .unwrap_or_else(|| panic!("unknown call {name:?}"));
+            let fields = words
+                .map(|w| {
+                    let (field, v) = w.split_once('=').unwrap_or((w, "1"));
+                    let n = match v.strip_prefix("0x") {
+                        Some(h) => u64::from_str_radix(h, 16),
+                        None => v.parse(),
+                    }
+                    .unwrap_or_else(|_| panic!("bad value in {w:?}"));
+                    (field, n)
+                })
+                .collect();
+            (k, fields)
+        })
+        .collect()
+}
+
+/// A list of up to `max` items (a program's calls): decoded until the data ends.
+pub fn visit_list<T: Visit, C: Codec>(items: &mut Vec<T>, c: &mut C, max: usize) {
+    if C::DECODING {
+        while !c.at_end() && items.len() < max {
+            let mut item = T::default();
+            item.visit(c);
+            items.push(item);
+        }
+    } else {
+        items.iter_mut().for_each(|item| item.visit(c));
+    }
+}

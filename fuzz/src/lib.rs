@@ -14,6 +14,10 @@
 #![feature(cfg_sanitize)]
 
 pub mod counter;
+pub mod gcrypt;
+pub mod gcrypt_calls;
+pub mod gcrypt_program;
+pub mod gcrypt_state;
 pub mod guard;
 pub mod input;
 pub mod native;

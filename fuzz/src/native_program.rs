@@ -2,7 +2,7 @@
 //! fuzzer can choose, read from its bytes through [`Visit`], and a small text form for
 //! writing seeds by hand ([`parse`]: `"open algo=8; setkey key=24; setiv iv=1; …"`).
 
-use crate::input::{Codec, Visit};
+use crate::input::{text_calls, visit_list, Codec, Visit};
 use crate::native::*;
 
 pub const MAX_OPS: usize = 64;
@@ -138,15 +138,7 @@ pub struct Program(pub Vec<Op>);
 
 impl Visit for Program {
     fn visit<C: Codec>(&mut self, c: &mut C) {
-        if C::DECODING {
-            while !c.at_end() && self.0.len() < MAX_OPS {
-                let mut op = Op::default();
-                op.visit(c);
-                self.0.push(op);
-            }
-        } else {
-            self.0.iter_mut().for_each(|op| op.visit(c));
-        }
+        visit_list(&mut self.0, c, MAX_OPS);
     }
 }
 
@@ -190,48 +182,32 @@ pub fn valid(kind: Kind) -> Op {
 /// `slot null algo mode flags key iv aad len out tag tagkind bit seed offin offout` and the
 /// flag `inplace`; `null=i` makes the call's i-th pointer NULL (0 = the handle).
 pub fn parse(text: &str) -> Program {
-    let ops = text
-        .split(';')
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
-        .map(|cmd| {
-            let mut words = cmd.split_whitespace();
-            let name = words.next().unwrap_or_default();
-            let k = NAMES
-                .iter()
-                .position(|n| *n == name)
-                .unwrap_or_else(|| panic!("unknown call {name:?}"));
-            let mut op = valid(KINDS[k]);
-            for w in words {
-                let (field, v) = w.split_once('=').unwrap_or((w, "1"));
-                let n: u64 = match v.strip_prefix("0x") {
-                    Some(h) => u64::from_str_radix(h, 16),
-                    None => v.parse(),
-                }
-                .unwrap_or_else(|_| panic!("bad value in {w:?}"));
-                let u = n as usize;
-                match field {
-                    "slot" => op.slot = u,
-                    "null" => op.null_sel = 4 + u,
-                    "algo" => op.algo = n as u32,
-                    "mode" => op.mode = n as u32,
-                    "flags" => op.flags = n as u32,
-                    "key" => op.key_len = u,
-                    "iv" => op.iv_len = u,
-                    "aad" => op.aad_len = u,
-                    "len" => op.len = u,
-                    "out" => op.out_size = u,
-                    "inplace" => op.in_place = n != 0,
-                    "tag" => op.tag_len = u,
-                    "tagkind" => op.tag_kind = u,
-                    "bit" => op.bit = n as u16,
-                    "seed" => op.seed = n as u8,
-                    "offin" => op.off_in = u,
-                    "offout" => op.off_out = u,
-                    _ => panic!("unknown field {field:?} in {cmd:?}"),
-                }
+    let ops = text_calls(text, &NAMES).into_iter().map(|(k, fields)| {
+        let mut op = valid(KINDS[k]);
+        for (field, n) in fields {
+            let u = n as usize;
+            match field {
+                "slot" => op.slot = u,
+                "null" => op.null_sel = 4 + u,
+                "algo" => op.algo = n as u32,
+                "mode" => op.mode = n as u32,
+                "flags" => op.flags = n as u32,
+                "key" => op.key_len = u,
+                "iv" => op.iv_len = u,
+                "aad" => op.aad_len = u,
+                "len" => op.len = u,
+                "out" => op.out_size = u,
+                "inplace" => op.in_place = n != 0,
+                "tag" => op.tag_len = u,
+                "tagkind" => op.tag_kind = u,
+                "bit" => op.bit = n as u16,
+                "seed" => op.seed = n as u8,
+                "offin" => op.off_in = u,
+                "offout" => op.off_out = u,
+                _ => panic!("unknown field {field:?} in {text:?}"),
             }
-            op
-        });
+        }
+        op
+    });
     Program(ops.collect())
 }
