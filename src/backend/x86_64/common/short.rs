@@ -166,3 +166,17 @@ unsafe fn short_lanes<const ENC: bool, const LANES: usize>(
         (tag, release)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::backend::short::check::check;
+    use crate::backend::x86_64::{aesni::X86Aesni, vaes::X86Vaes};
+    use crate::backend::Backend;
+
+    #[test]
+    fn every_key_size_length_and_placement() {
+        // `check` runs nothing (0 cases) where the CPU lacks the backend.
+        assert!(check::<X86Aesni>() > 0 || !X86Aesni::is_available());
+        assert!(check::<X86Vaes>() > 0 || !X86Vaes::is_available());
+    }
+}
