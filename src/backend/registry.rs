@@ -54,6 +54,8 @@ backends! { $
     #[cfg(target_arch = "x86_64")]
     X86Aesni = 4 => crate::backend::x86_64::aesni::X86Aesni,
     #[cfg(target_arch = "arm")]
+    ArmCe = 8 => crate::backend::arm::ce::ArmCe,
+    #[cfg(target_arch = "arm")]
     ArmNeon = 6 => crate::backend::arm::neon::ArmNeon,
     #[cfg(target_arch = "aarch64")]
     Aarch64Neon = 7 => crate::backend::aarch64::neon::Aarch64Neon,
