@@ -144,7 +144,8 @@ def split_target(text):
 
 def disassemble(objdump, lib, target):
     t = TARGETS[target]
-    mattr = t['mattr'] + (',+neon' if target == 'a32' else '')
+    # +v8: the AArch32 crypto instructions (AESE.8, VMULL.P64) decode only for ARMv8.
+    mattr = t['mattr'] + (',+neon,+v8' if target == 'a32' else '')
     cmd = [objdump, '-d', '--demangle', '--no-show-raw-insn', '--mattr=' + mattr, lib]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:

@@ -80,8 +80,17 @@ neon-enc256     a64    128   a64      aarch64::neon::crypt::kernel_enc_aes256 # 
 neon-vperm1     a64    16    a64      aarch64::neon::vperm::lanes1 # vector-permute AES-128, 1 block per call; flatten=8
 neon-vperm2     a64    32    a64      aarch64::neon::vperm::lanes2 # 2 blocks per call; flatten=8
 neon-vperm4     a64    64    a64      aarch64::neon::vperm::lanes4 # 4 blocks per call; flatten=8
-# AArch32 crypto-extension kernels: add rows as they land, e.g.
-#   a32ce-enc128  a32  128   a32ce    arm::ce::crypt::kernel_enc_aes128
+# arm::ce (AArch32 with the crypto extensions): generated asm, 4 blocks per iteration (8 for
+# GHASH only); aese = 4 x rounds, vmull.p64 = 3 per block + 2 per reduction
+a32-ce-enc128   a32    64    a32ce    arm::ce::kernels::kernel_enc_aes128   # stitched CTR+GHASH, 4 blocks; expect aese=40 vmull=14
+a32-ce-enc192   a32    64    a32ce    arm::ce::kernels::kernel_enc_aes192   # expect aese=48 vmull=14
+a32-ce-enc256   a32    64    a32ce    arm::ce::kernels::kernel_enc_aes256   # expect aese=56 vmull=14
+a32-ce-dec128   a32    64    a32ce    arm::ce::kernels::kernel_dec_aes128   # expect aese=40 vmull=14
+a32-ce-dec192   a32    64    a32ce    arm::ce::kernels::kernel_dec_aes192   # expect aese=48 vmull=14
+a32-ce-dec256   a32    64    a32ce    arm::ce::kernels::kernel_dec_aes256   # expect aese=56 vmull=14
+a32-ce-ghash    a32    128   a32ce    arm::ce::kernels::kernel_ghash        # GHASH only, 8 blocks; expect vmull=26
+a32-ce-ctr128   a32    64    a32ce    arm::ce::kernels::kernel_ctr_aes128   # CTR only, 4 blocks; expect aese=40
+a32-ce-ctr256   a32    64    a32ce    arm::ce::kernels::kernel_ctr_aes256   # expect aese=56
 # arm::neon (ARMv7 NEON, no crypto extensions): generated asm, 8 blocks per iteration;
 # vtbl = 16 per AES round (ShiftRows) + 16 (counter blocks), vmull = 8 x 3 per GHASH block
 a32-ghash       a32    128   a32neon  arm::neon::kernels::kernel_ghash        # vmull.p8 GHASH, 8 blocks; expect vmull=192
