@@ -188,6 +188,12 @@ fi
 # interposer tests under qemu (scripts/test-gcrypt.sh aarch64|armv7).
 fetch_deb armhf libgcrypt20 usr/lib/arm-linux-gnueabihf/libgcrypt.so.20
 fetch_deb armhf libgpg-error0 lib/arm-linux-gnueabihf/libgpg-error.so.0
+# Debian's armhf libnettle8 (nettle drop-in tests under qemu-arm: scripts/test-nettle.sh
+# armv7) and libssl3 with its -dev headers (OpenSSL's AArch32 loops and whole calls for the
+# model comparison: scripts/model-arm.sh --openssl-armhf and --whole-call).
+fetch_deb armhf libnettle8 usr/lib/arm-linux-gnueabihf/libnettle.so.8
+fetch_deb armhf libssl3 usr/lib/arm-linux-gnueabihf/libcrypto.so.3
+fetch_deb armhf libssl-dev usr/include/arm-linux-gnueabihf/openssl/configuration.h
 
 # Debian's arm64 and armhf valgrind for the constant-time check of the ARM backends
 # (scripts/ctgrind.sh runs memcheck under qemu-user): each a sysroot for `qemu -L` holding

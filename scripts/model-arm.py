@@ -48,6 +48,8 @@ CPUSETS = {                       # default CPUs per table row kind
 TARGETS = {
     'a64': {'triple': 'aarch64-linux-gnu', 'mattr': '+aes,+sha2,+sha3', 'comment': '//'},
     'a32': {'triple': 'armv8a-linux-gnueabihf', 'mattr': '+crypto', 'comment': '@'},
+    # Thumb-2 code of a library without symbols (Debian's armhf libcrypto: model-arm-openssl.py)
+    't32': {'triple': 'thumbv8a-linux-gnueabihf', 'mattr': '+crypto', 'comment': '@', 'thumb': True},
 }
 SHORT = {'cortex-a53': 'A53', 'cortex-a55': 'A55', 'cortex-a57': 'A57', 'cortex-a72': 'A72',
          'neoverse-n1': 'N1', 'neoverse-v1': 'V1', 'neoverse-v2': 'V2', 'cortex-a9': 'A9'}
@@ -145,8 +147,10 @@ def split_target(text):
 def disassemble(objdump, lib, target):
     t = TARGETS[target]
     # +v8: the AArch32 crypto instructions (AESE.8, VMULL.P64) decode only for ARMv8.
-    mattr = t['mattr'] + (',+neon,+v8' if target == 'a32' else '')
+    mattr = t['mattr'] + (',+neon,+v8' if target in ('a32', 't32') else '')
     cmd = [objdump, '-d', '--demangle', '--no-show-raw-insn', '--mattr=' + mattr, lib]
+    if t.get('thumb'):
+        cmd.insert(1, '--triple=' + t['triple'])
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         die(f'{" ".join(cmd)} failed: {p.stderr.strip()[:300]}')

@@ -32,6 +32,9 @@
 #                        checks the structure (markers, tags, crypto instructions, the 8 KiB
 #                        loop slice against the loop model within 2%) and fails on a problem;
 #                        --only runs some rows; --cpus keeps some llvm-mca CPUs
+#   scripts/model-arm.sh --openssl-armhf  OpenSSL's AArch32 two-pass loops (CTR 3x, GHASH 2x)
+#                        from Debian's armhf libcrypto.so.3 in .deps/armhf (scripts/deps.sh),
+#                        the comparison rows of the arm-ce table (scripts/model-arm-openssl.py)
 # Options:
 #   --target T     aarch64 (default), armv7, or all
 #   --cpus LIST    comma-separated -mcpu names, replacing the per-kernel defaults
@@ -165,6 +168,7 @@ while [ $# -gt 0 ]; do
     --check) WCHECK=1; shift;;
     --only) WONLY=${2:?}; shift 2;;
     --only=*) WONLY=${1#*=}; shift;;
+    --openssl-armhf) MODE=openssl; shift;;
     -h|--help) usage 0;;
     *) echo "model-arm: unknown argument $1" >&2; usage 2;;
   esac
@@ -189,6 +193,15 @@ if [ $MODE = selftest ]; then
   MC=$(pick "${MCA/llvm-mca/llvm-mc}" llvm-mc-19 /usr/lib/llvm-19/bin/llvm-mc) || die "llvm-mc-19 not found"
   [ "$MC" = "${MCA/llvm-mca/llvm-mc}" ] || die "self-test wants llvm-mc next to $MCA"
   exec "$PY" "$HELPER" "${COMMON[@]}" --selftest
+fi
+
+if [ $MODE = openssl ]; then
+  lib=$ROOT/.deps/armhf/usr/lib/arm-linux-gnueabihf/libcrypto.so.3
+  [ -f "$lib" ] || die "$lib not found (scripts/deps.sh fetches Debian's armhf libssl3)"
+  ver=$(grep -h '^Package: libssl3 ' "$ROOT/.deps/armhf/VERSIONS" 2>/dev/null | tail -n1 || true)
+  echo "# ${ver:-libssl3 (version unknown)}"
+  exec "$PY" "$ROOT/scripts/model-arm-openssl.py" "${COMMON[@]}" --lib "$lib" \
+    --cpus "${CPUS:-cortex-a57,cortex-a72}" --cache "$ROOT/target/debian/model-arm-cache"
 fi
 
 # ---- build ---------------------------------------------------------------------------------
