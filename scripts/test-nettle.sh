@@ -19,9 +19,12 @@
 #                     control as above.
 #   aarch64 CPU       under qemu-aarch64 -cpu CPU with Debian's arm64 libnettle8 (fetched by
 #                     scripts/deps.sh into .deps/arm64): preload and relink, every backend.
+#   armv7 CPU         the same under qemu-arm -cpu CPU with Debian's armhf libnettle8
+#                     (.deps/armhf): the 32-bit layouts of nettle's structs. Both qemu modes
+#                     also check the relinked program's bindings and the bogus-backend control.
 #
 # Each mode prints "N passed, M failed" (the format scripts/test.sh counts).
-# usage: scripts/test-nettle.sh native|gnutls|aarch64 CPU
+# usage: scripts/test-nettle.sh native|gnutls|aarch64 CPU|armv7 CPU
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -140,34 +143,50 @@ gnutls)
   else bad "negative control: failed for another reason"; tail -3 serv-bogus.log cli-bogus.err; fi
   finish ;;
 
-aarch64)
+aarch64|armv7)
+  # Debian's arm64 or armhf libnettle8 under qemu: the same program cross-compiled against
+  # it, plain (the reference transcript), preloaded and relinked for every backend the CPU
+  # model runs, the bindings of both, and a bogus backend that must stop the preloaded run.
   cpu=${2:?cpu}
-  triple=aarch64-unknown-linux-gnu
+  if [ $mode = aarch64 ]; then
+    triple=aarch64-unknown-linux-gnu deb=arm64 multi=aarch64-linux-gnu qemu=qemu-aarch64
+  else
+    triple=armv7-unknown-linux-gnueabihf deb=armhf multi=arm-linux-gnueabihf qemu=qemu-arm
+  fi
   rel=$top/target/debian/$triple/release
-  libdir=$top/.deps/arm64/usr/lib/aarch64-linux-gnu
-  [ -e "$libdir/libnettle.so.8" ] || { bad "arm64 libnettle8 missing (scripts/deps.sh)"; finish; exit; }
+  libdir=$top/.deps/$deb/usr/lib/$multi
+  [ -e "$libdir/libnettle.so.8" ] || { bad "$deb libnettle8 missing (scripts/deps.sh)"; finish; exit; }
   [ -e "$rel/libstitchgcm.so" ] || { bad "cross-built library missing"; finish; exit; }
   ln -sf libstitchgcm.so "$rel/libstitchgcm.so.0"
-  inc=$work/include-arm64; mkdir -p "$inc"; ln -sfn /usr/include/nettle "$inc/nettle"
-  cc=aarch64-linux-gnu-gcc
-  $cc -O2 -I"$inc" -o "$work/plain-arm64" c-tests/test_nettle.c "$libdir/libnettle.so.8" &&
-  $cc -O2 -I"$inc" -o "$work/relinked-arm64" c-tests/test_nettle.c -L"$rel" -lstitchgcm \
+  inc=$work/include-$deb; mkdir -p "$inc"; ln -sfn /usr/include/nettle "$inc/nettle"
+  cc=$multi-gcc
+  $cc -O2 -I"$inc" -o "$work/plain-$deb" c-tests/test_nettle.c "$libdir/libnettle.so.8" &&
+  $cc -O2 -I"$inc" -o "$work/relinked-$deb" c-tests/test_nettle.c -L"$rel" -lstitchgcm \
     "$libdir/libnettle.so.8" || { bad "cross C build"; finish; exit; }
-  q=(qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu "$cpu" -E "LD_LIBRARY_PATH=$libdir:$rel")
+  q=($qemu -L /usr/$multi -cpu "$cpu" -E "LD_LIBRARY_PATH=$libdir:$rel")
   # --quick: the long sweep is covered natively; qemu is slow.
-  "${q[@]}" "$work/plain-arm64" --quick >"$work/ref-arm64.out" 2>&1 &&
-    grep -q '^[0-9]* passed, 0 failed$' "$work/ref-arm64.out" && ok || bad "plain arm64 nettle under qemu"
-  mapfile -t backends < <(qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu "$cpu" "$rel/examples/backends")
+  "${q[@]}" "$work/plain-$deb" --quick >"$work/ref-$deb.out" 2>&1 &&
+    grep -q '^[0-9]* passed, 0 failed$' "$work/ref-$deb.out" && ok || bad "plain $deb nettle under qemu"
+  mapfile -t backends < <($qemu -L /usr/$multi -cpu "$cpu" "$rel/examples/backends")
+  echo "$qemu -cpu $cpu: backends ${backends[*]}"
   for b in "${backends[@]}"; do
-    "${q[@]}" -E STITCHGCM_IMPL="$b" -E LD_PRELOAD="$rel/libstitchgcm.so" "$work/plain-arm64" --quick \
-      >"$work/pre-arm64-$b.out" 2>&1
-    transcript_ok "qemu -cpu $cpu LD_PRELOAD ($b)" "$work/ref-arm64.out" "$work/pre-arm64-$b.out"
-    "${q[@]}" -E STITCHGCM_IMPL="$b" "$work/relinked-arm64" --quick >"$work/rel-arm64-$b.out" 2>&1
-    transcript_ok "qemu -cpu $cpu relinked ($b)" "$work/ref-arm64.out" "$work/rel-arm64-$b.out"
+    "${q[@]}" -E STITCHGCM_IMPL="$b" -E LD_PRELOAD="$rel/libstitchgcm.so" "$work/plain-$deb" --quick \
+      >"$work/pre-$deb-$b.out" 2>&1
+    transcript_ok "qemu -cpu $cpu LD_PRELOAD ($b)" "$work/ref-$deb.out" "$work/pre-$deb-$b.out"
+    "${q[@]}" -E STITCHGCM_IMPL="$b" "$work/relinked-$deb" --quick >"$work/rel-$deb-$b.out" 2>&1
+    transcript_ok "qemu -cpu $cpu relinked ($b)" "$work/ref-$deb.out" "$work/rel-$deb-$b.out"
   done
-  "${q[@]}" -E LD_DEBUG=bindings -E LD_DEBUG_OUTPUT="$work/abind" -E LD_PRELOAD="$rel/libstitchgcm.so" \
-    "$work/plain-arm64" --quick >/dev/null 2>&1
-  bindings_ok "qemu -cpu $cpu LD_PRELOAD" "$work/abind"
+  "${q[@]}" -E LD_DEBUG=bindings -E LD_DEBUG_OUTPUT="$work/qbind" -E LD_PRELOAD="$rel/libstitchgcm.so" \
+    "$work/plain-$deb" --quick >/dev/null 2>&1
+  bindings_ok "qemu -cpu $cpu LD_PRELOAD" "$work/qbind"
+  "${q[@]}" -E LD_DEBUG=bindings -E LD_DEBUG_OUTPUT="$work/qbind" "$work/relinked-$deb" --quick \
+    >/dev/null 2>&1
+  bindings_ok "qemu -cpu $cpu relinked" "$work/qbind"
+  if "${q[@]}" -E STITCHGCM_IMPL=bogus -E LD_PRELOAD="$rel/libstitchgcm.so" "$work/plain-$deb" \
+       --quick >/dev/null 2>"$work/bogus-$deb.err"; then
+    bad "negative control: a bogus backend did not stop the preloaded run"
+  elif grep -q 'stitchgcm: nettle_gcm_aes128_set_key: STITCHGCM_IMPL' "$work/bogus-$deb.err"; then ok
+  else bad "negative control: unexpected failure"; cat "$work/bogus-$deb.err"; fi
   finish ;;
 *) echo "unknown mode $mode" >&2; exit 2 ;;
 esac

@@ -9,7 +9,8 @@
 #   - armv7 under qemu-arm -cpu cortex-a15 (NEON, no crypto extensions) and -cpu max (AArch32
 #     crypto extensions), likewise;
 #   - the nettle drop-in (scripts/test-nettle.sh): x86_64 preload/relink/bindings, GnuTLS over
-#     loopback, and preload/relink under qemu-aarch64 with Debian's arm64 libnettle;
+#     loopback, and preload/relink under qemu-aarch64 and qemu-arm with Debian's arm64 and
+#     armhf libnettle;
 #   - fuzzing: every cargo-fuzz target in fuzz/ for 60 s (FUZZ_SECONDS) from its seeds
 #     (scripts/fuzz.sh, AddressSanitizer);
 #   - constant time for every backend (scripts/ctgrind.sh: valgrind, also under qemu, and a
@@ -302,10 +303,10 @@ for line in open(sys.argv[1]):
       record "$short" "$cpu" "$label" "C ABI (qemu)" $p $f
       [ $f = 0 ] || tail -20 "$log"
     done
-    if [ "$short" = aarch64 ]; then
-      # nettle drop-in with Debian's arm64 libnettle8, every backend (scripts/test-nettle.sh).
+    if [ "$short" = aarch64 ] || [ "$short" = armv7 ]; then
+      # nettle drop-in with Debian's arm64/armhf libnettle8, every backend (scripts/test-nettle.sh).
       log="$logdir/$short-$cpu-nettle.log"
-      bash scripts/test-nettle.sh aarch64 "$cpu" >"$log" 2>&1; rc=$?
+      bash scripts/test-nettle.sh "$short" "$cpu" >"$log" 2>&1; rc=$?
       read -r p f < <(plain_counts "$log" $rc)
       record "$short" "$cpu" all "nettle ABI (qemu)" $p $f
       [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
