@@ -389,6 +389,13 @@ if [ $cross = 1 ] && { [ -z "$only" ] || [ "$only" = armv7 ]; }; then
   if [ $rc = 0 ] && [ "$bad" = 0 ]; then record armv7 - - "model structure" 1 0
   else record armv7 - - "model structure" 0 1; cat "$log"; fi
   grep -E '^\| (kernel|a32-)' "$log" || true
+  # arm-ce's asm! blocks switch the assembler to ARMv8 (.arch/.fpu) and back at their end:
+  # the library must still be marked as an ARMv7 object.
+  step "armv7: build attributes (readelf -A)"
+  attrs=$(readelf -A target/debian/armv7-unknown-linux-gnueabihf/release/libstitchgcm.so 2>&1)
+  if grep -q 'Tag_CPU_arch: v7$' <<<"$attrs" && grep -q 'Tag_FP_arch: VFPv3$' <<<"$attrs"; then
+    record armv7 - - "build attributes" 1 0
+  else record armv7 - - "build attributes" 0 1; echo "$attrs"; fi
   whole_call armv7 cortex-a15
 fi
 
