@@ -16,7 +16,8 @@
 #   - nettle, libgcrypt and OpenSSL headers for the side-by-side comparisons, gnutls-bin
 #     for the TLS loopback test, Debian's arm64 libnettle8 for the qemu drop-in test, the arm64
 #     nettle/OpenSSL/libgcrypt and qemu's plugin header for the whole-call model, the armhf
-#     libgcrypt20 + libgpg-error0 for the libgcrypt interposer test under qemu-arm;
+#     libgcrypt20 + libgpg-error0 for the libgcrypt interposer test under qemu-arm, the armhf
+#     libnettle8 (qemu-arm drop-in test) and libssl3 (OpenSSL's AArch32 loops, modelled);
 #   - valgrind (native), and Debian's arm64/armhf valgrind as qemu sysroots for the
 #     constant-time check of the ARM backends;
 #   - the NIST CAVP GCM vectors from the cryptography-vectors wheel (PyPI);
