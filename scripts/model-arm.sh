@@ -120,7 +120,8 @@ TABLE
 # seal_keyed (keyed one-shot), seal_rfc4106, or sgcm_seal (raw-key one-shot); keys and
 # sizes: comma lists (bits, bytes); iv, aad: bytes; expect: mnemonics the stream of every
 # call must contain (at least one per block, aese one per block and round), !m = must not;
-# env: VAR=value[,...] for the traced process, - for none.
+# env: VAR=value[,...] for the traced process, - for none; an entry -cpu=NAME traces under
+# that qemu CPU instead of the target's (AArch32 rows that need the crypto extensions: max).
 WHOLE_CALLS=$(cat <<'TABLE'
 # id            target impl                   entry     keys    sizes               iv aad expect           env
 stitchgcm       a64    stitchgcm/aarch64-ce   seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
@@ -138,6 +139,14 @@ arm-neon-keyed  a32    stitchgcm/arm-neon     seal_keyed 128,256 16,64,256,1420,
 # salt), and the same packet as plain GCM (12-byte nonce) through the keyed one-shot
 esp-rfc4106     a64    stitchgcm/aarch64-ce   seal_rfc4106 160,224,288 1420        8  8   aese,pmull       -
 esp-gcm         a64    stitchgcm/aarch64-ce   seal_keyed   128,192,256 1420        12 8   aese,pmull       -
+# AArch32 with the crypto extensions (qemu -cpu max): arm-ce and Debian's armhf OpenSSL (its
+# ARMv8 path), TLS records and ESP frames (8-byte AAD)
+arm-ce          a32    stitchgcm/arm-ce       seal      128,256 16,64,256,1420,8192 12 13  aese,vmull       -cpu=max
+openssl-a32     a32    openssl                seal      128,256 16,64,256,1420,8192 12 13  aese,vmull       -cpu=max
+arm-ce-esp      a32    stitchgcm/arm-ce       seal      128,256 1420                12 8   aese,vmull       -cpu=max
+openssl-a32-esp a32    openssl                seal      128,256 1420                12 8   aese,vmull       -cpu=max
+arm-ce-esp-4106 a32    stitchgcm/arm-ce       seal_rfc4106 160,288 1420            8  8   aese,vmull       -cpu=max
+arm-ce-esp-keyed a32   stitchgcm/arm-ce       seal_keyed   128,256 1420            12 8   aese,vmull       -cpu=max
 # rows to come, one line each once the call exists (the driver reports a NULL slot as unavailable):
 #   nettle-a32      a32  nettle                 seal         128,256 16,64,256,1420,8192 12 13 -     -     # needs Debian's armhf peers in .deps/armhf
 TABLE

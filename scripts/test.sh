@@ -396,7 +396,7 @@ if [ $cross = 1 ] && { [ -z "$only" ] || [ "$only" = armv7 ]; }; then
   if grep -q 'Tag_CPU_arch: v7$' <<<"$attrs" && grep -q 'Tag_FP_arch: VFPv3$' <<<"$attrs"; then
     record armv7 - - "build attributes" 1 0
   else record armv7 - - "build attributes" 0 1; echo "$attrs"; fi
-  whole_call armv7 cortex-a15
+  whole_call armv7 a15+max
 fi
 
 # ---------------------------------------------------------------- summary

@@ -85,7 +85,11 @@ def read_rows(path):
         r.keys, r.sizes = [int(x) for x in keys.split(',')], [int(x) for x in sizes.split(',')]
         r.iv, r.aad = int(iv), int(aad)
         r.expect = [x for x in expect.split(',') if x != '-']
-        r.env = [] if env == '-' else env.split(',')
+        envs = [] if env == '-' else env.split(',')
+        # "-cpu=NAME" in the env column: trace under that qemu CPU instead of the target's
+        # (AArch32 rows that need the crypto extensions: -cpu=max)
+        r.qcpu = next((e[5:] for e in envs if e.startswith('-cpu=')), None)
+        r.env = [e for e in envs if not e.startswith('-cpu=')]
         rows.append(r)
     return rows
 
@@ -303,7 +307,8 @@ def main():
         return ok
 
     # 1. traces, in parallel (qemu processes); 2. streams; 3. llvm-mca jobs
-    plan = [(r, q, m) for r in rows for q, m in TRACE_CPUS[r.target] if not keep_cpus or m in keep_cpus]
+    plan = [(r, r.qcpu or q, m) for r in rows for q, m in TRACE_CPUS[r.target][:1 if r.qcpu else None]
+            if not keep_cpus or m in keep_cpus]
     for r in rows:                      # builds first (rows share a driver)
         build.driver(r.target)
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=2)
