@@ -40,13 +40,9 @@ RK = 0          # 15 round keys
 ROUNDS = 240    # u32
 HP = 256        # H^8..H^1, 24 bytes each: lo, hi, lo^hi of H^k * x^-1
 HSTEP = 24
-MASK = HP + 8 * HSTEP   # u64 0xc200000000000000
+MASK = HP + 8 * HSTEP   # u64 0xc200000000000000, read through the H pointer after H^1
 # ---- scratch layout (must match crypt.rs)
 SCR_Y = 64      # the GHASH state after the four counter blocks
-
-
-def q(n):
-    return f'q{n}'
 
 
 def dd(n):
@@ -78,7 +74,7 @@ def aes_round_units(r, R, lanes, key):
     return units
 
 
-def aes_group(R, regs=Regs, lanes=None, kptr='%k'):
+def aes_group(R, regs=Regs, lanes=None):
     """AES rounds 0..R-2 of the lanes as units, the key loads attached; returns
     (units, final_key, last_key): the final round is emitted by `outputs`"""
     lanes = lanes or regs.LANES
@@ -131,7 +127,7 @@ def counters_next():
     return L
 
 
-def ghash_block(i, regs=Regs, with_y=True, first=True):
+def ghash_block(regs=Regs, with_y=True, first=True):
     """hash one block: load it and its H power (pointer %gp, %hp walking)"""
     X, H, P, P2 = regs.X, regs.H, regs.P, regs.P2
     xh, xl = 2 * X, 2 * X + 1              # after vrev64: even d = high half
@@ -176,7 +172,7 @@ def ghash_group(n, src, regs=Regs):
     """GHASH of n blocks from %gp onto Y with H^n..H^1 (table order), one reduction"""
     L = [src, f'add %hp, %k, #{HP + HSTEP * (8 - n)}']
     for i in range(n):
-        L += ghash_block(i, regs, with_y=(i == 0), first=(i == 0))
+        L += ghash_block(regs, with_y=(i == 0), first=(i == 0))
     return L + reduction(regs)
 
 
@@ -207,17 +203,17 @@ def stitched_body(R, enc, hash_it=True):
     return interleave(units, other, GFRAC) + outputs(Regs.LANES, fk, lk) + group_start()
 
 
-def aes_only_group(R):
-    units, fk, lk = aes_group(R)
+def aes_only_group(R, regs=Regs):
+    units, fk, lk = aes_group(R, regs)
     L = counters_next()
     for u in units:
         L += u
-    return L + outputs(Regs.LANES, fk, lk) + group_start()
+    return L + outputs(regs.LANES, fk, lk, regs) + group_start(regs)
 
 
 # ------------------------------------------------------------------ kernels
 def k_stitched(R, enc):
-    L = ['add %t, %scr, #64', f'vld1.8 {dd(Regs.Y)}, [%t]'] + group_start()
+    L = [f'add %t, %scr, #{SCR_Y}', f'vld1.8 {dd(Regs.Y)}, [%t]'] + group_start()
     if enc:
         # the first group has no predecessor to hash; the loop hashes group g-1
         L += aes_only_group(R) + ['subs %n, %n, #1', 'beq 3f']
@@ -226,12 +222,19 @@ def k_stitched(R, enc):
     L += ['subs %n, %n, #1', 'bne 2b', '3:']
     if enc:
         L += ghash_group(4, 'sub %gp, %dst, #64')
-    L += ['add %t, %scr, #64', f'vst1.8 {dd(Regs.Y)}, [%t]']
+    L += [f'add %t, %scr, #{SCR_Y}', f'vst1.8 {dd(Regs.Y)}, [%t]']
     return L
 
 
+class CRegs:
+    """the CTR-only loops: no callee-saved registers (no d8-d15 to save per call)"""
+    LANES = [0, 1, 2, 3]
+    KEYS = [8, 9]
+    IN = [10, 11]
+
+
 def k_ctr(R):
-    return group_start() + ['2:'] + aes_only_group(R) + ['subs %n, %n, #1', 'bne 2b']
+    return group_start(CRegs) + ['2:'] + aes_only_group(R, CRegs) + ['subs %n, %n, #1', 'bne 2b']
 
 
 class GRegs:
@@ -251,7 +254,7 @@ def k_ghash8():
     L = [f'vld1.8 {dd(g.Y)}, [%y]', '2:']
     body = [f'vld1.8 {dd(g.X0)}, [%gp]!', f'add %hp, %k, #{HP + HSTEP}']
     for i in range(1, 8):
-        body += ghash_block(i, g, with_y=False, first=(i == 1))
+        body += ghash_block(g, with_y=False, first=(i == 1))
     # block 0 with H^8 (the first table entry), then the reduction (mask after H^1)
     x0h, x0l = 2 * g.X0, 2 * g.X0 + 1
     hl, hh, hk, xk = 2 * g.H, 2 * g.H + 1, 2 * g.H + 2, 2 * g.H + 3
@@ -277,9 +280,9 @@ def k_ghash_n():
          # %hp = k + HP + 24 * (8 - n)
          'rsb %t, %n, #8', 'add %t, %t, %t, lsl #1', 'add %hp, %k, %t, lsl #3',
          f'add %hp, %hp, #{HP}']
-    L += ghash_block(0, g, with_y=True, first=True)
+    L += ghash_block(g, with_y=True, first=True)
     L += ['subs %n, %n, #1', 'beq 3f', '2:']
-    L += ghash_block(1, g, with_y=False, first=False)
+    L += ghash_block(g, with_y=False, first=False)
     L += ['subs %n, %n, #1', 'bne 2b', '3:']
     L += reduction(g)
     L.append(f'vst1.8 {dd(g.Y)}, [%y]')
