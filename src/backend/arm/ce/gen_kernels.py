@@ -22,8 +22,11 @@ Conventions every kernel shares (see `key.rs` for the layout of the key):
   product needs no 1-bit shift, and the reduction is two VMULL.P64 by 0xc2 << 56;
 - three VMULL.P64 per block (Karatsuba: lo*lo, hi*hi, (lo^hi)*(lo^hi), the H halves'
   XOR precomputed); the products of a group are summed unreduced and reduced once;
-- every load and store of caller memory is a plain vld1.8/vst1.8 (no alignment hint,
-  which would fault on real cores for unaligned addresses and qemu does not check);
+- every load and store of caller memory is a plain vld1.8/vst1.8: an alignment hint
+  (`[r0:128]`) faults on real cores when the address is not aligned, and qemu does not
+  check. Internal buffers are 16-byte aligned (the key inside the mode's `Material`,
+  `align(16)`; the scratch area of counters and state, `repr(align(16))`), which keeps
+  their loads within a cache line, but no instruction relies on it: no hints anywhere;
 - the crypto instructions need `.arch armv8-a` and `.fpu crypto-neon-fp-armv8`; each
   block switches back to the target's `.arch armv7-a` / `.fpu neon` at its end so the
   object's build attributes stay those of an ARMv7 object;
