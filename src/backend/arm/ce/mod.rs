@@ -35,6 +35,7 @@ pub(crate) struct ArmCe;
 
 impl Backend for ArmCe {
     const NAME: &'static core::ffi::CStr = c"arm-ce";
+    const KEY_BYTES: usize = core::mem::size_of::<CeKey>();
 
     fn is_available() -> bool {
         const HWCAP_NEON: libc::c_ulong = 1 << 12;
