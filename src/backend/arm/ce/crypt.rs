@@ -11,10 +11,12 @@
 //! aligned scratch area the kernels read with plain loads; the loops then write the
 //! next group's counter words themselves.
 //!
-//! For the per-message pass of a few blocks (AAD, data, lengths, E(K, J0) in one go),
-//! the pieces are the lanes kernel for the AES and [`kernels::ghash_blocks`] for a GHASH
-//! of up to eight blocks with one reduction; a pass over AAD + data + lengths of more
-//! than eight blocks would need the table to grow beyond H^8.
+//! Short messages in one pass (`Backend::crypt_short`) use the trait's generic default
+//! for now, over these entries. A pass of its own would take the lanes kernel for the
+//! data and E(K, J0) (up to four data lanes today; eight fit in the registers that need
+//! no saving) and one [`kernels::ghash_blocks`] over AAD ‖ data ‖ lengths, which
+//! aggregates up to eight blocks with one reduction (more would need the table to grow
+//! beyond H^8), plus partial-block loads and stores in registers.
 
 use super::kernels;
 use super::key::CeKey;
