@@ -380,7 +380,7 @@ if [ $cross = 1 ] && { [ -z "$only" ] || [ "$only" = armv7 ]; }; then
   read -r p f < <(plain_counts "$log" $rc)
   record armv7 cortex-a15 all "constant time" $p $f
   [ $f = 0 ] || grep -E '^FAIL' "$log" | head -10
-  # The same structure check for the AArch32 kernels (arm-neon), on the A57 model only: the
+  # The same structure check for the AArch32 kernels (arm-ce, arm-neon), on the A57 model only: the
   # A9 model is slow on loops of thousands of instructions and adds nothing to the check.
   step "armv7: model (llvm-mca)"
   log="$logdir/model-arm-a32.log"

@@ -3,4 +3,5 @@
 //! `aarch64/common.rs` does for AArch64).
 
 pub(crate) mod ce;
+mod common;
 pub(crate) mod neon;

@@ -20,6 +20,7 @@
 
 use super::kernels;
 use super::key::CeKey;
+use crate::backend::arm::common::{add_ctr, counter};
 
 /// Counter blocks (or blocks to encrypt) for the kernels, and the GHASH state of the
 /// stitched loops after the first four (`gen_kernels.py`: `SCR_Y`).
@@ -50,15 +51,6 @@ impl Drop for Scratch {
         // E(K, J0), encrypted blocks and the GHASH state may be left here.
         crate::secret::wipe_bytes(self.0.as_flattened_mut());
     }
-}
-
-fn counter(ctr: &[u8; 16]) -> u32 {
-    u32::from_be_bytes([ctr[12], ctr[13], ctr[14], ctr[15]])
-}
-
-fn add_ctr(ctr: &mut [u8; 16], n: usize) {
-    let c = counter(ctr).wrapping_add(n as u32);
-    ctr[12..].copy_from_slice(&c.to_be_bytes());
 }
 
 /// The GHASH state in the kernels' form: the block as a big-endian integer, stored
@@ -113,7 +105,7 @@ unsafe fn groups(
         // SAFETY: the scratch area holds the first group's counters (and the state);
         // the buffers are the caller's contract.
         unsafe { f(k.ptr(), src, dst, groups, s.ptr(), next) };
-        add_ctr(ctr, GROUP * groups);
+        add_ctr(ctr, (GROUP * groups) as u32);
     }
     GROUP * groups
 }
@@ -154,7 +146,7 @@ unsafe fn lanes(
     if let Some(j) = j0 {
         *j = s.0[n];
     }
-    add_ctr(ctr, n);
+    add_ctr(ctr, n as u32);
 }
 
 /// The fused entry (see `Backend::crypt`).

@@ -8,6 +8,7 @@
 
 use super::run::Mode;
 use super::{NeonKey, GROUP};
+use crate::backend::arm::common::add_ctr;
 
 impl NeonKey {
     /// GHASH of 1..=7 blocks: placed at the end of a zero group, with `y` added into
@@ -143,10 +144,4 @@ pub(super) fn is_next(a: &[u8; 16], b: &[u8; 16]) -> bool {
     // compared in constant time. Whether they are adjacent follows from the mode's call
     // order alone (inc32 wraps), so the verdict is public.
     crate::secret::ct_eq(&n, b)
-}
-
-/// inc32 applied `n` times.
-fn add_ctr(ctr: &mut [u8; 16], n: u32) {
-    let c = u32::from_be_bytes(ctr[12..].try_into().unwrap()).wrapping_add(n);
-    ctr[12..].copy_from_slice(&c.to_be_bytes());
 }
