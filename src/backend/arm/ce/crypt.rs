@@ -11,12 +11,7 @@
 //! aligned scratch area the kernels read with plain loads; the loops then write the
 //! next group's counter words themselves.
 //!
-//! Short messages in one pass (`Backend::crypt_short`) use the trait's generic default
-//! for now, over these entries. A pass of its own would take the lanes kernel for the
-//! data and E(K, J0) (up to four data lanes today; eight fit in the registers that need
-//! no saving) and one [`kernels::ghash_blocks`] over AAD ‖ data ‖ lengths, which
-//! aggregates up to eight blocks with one reduction (more would need the table to grow
-//! beyond H^8), plus partial-block loads and stores in registers.
+//! Short messages in one call (`Backend::crypt_short`): `short.rs`, over these entries.
 
 use super::kernels;
 use super::key::CeKey;
@@ -223,7 +218,8 @@ pub(super) unsafe fn ghash(k: &CeKey, y: &mut [u8; 16], data: *const u8, blocks:
     crate::secret::wipe_bytes(&mut yk);
 }
 
-/// CTR only.
+/// CTR only; with `j0`, E(K, J0) in place as one more lane of the last pass (a message
+/// of at most four blocks then runs in one straight-line kernel).
 ///
 /// # Safety
 /// `src`/`dst` hold `16 * blocks` bytes, equal or disjoint.
@@ -233,12 +229,17 @@ pub(super) unsafe fn ctr(
     src: *const u8,
     dst: *mut u8,
     blocks: usize,
+    j0: Option<&mut [u8; 16]>,
 ) {
     let mut s = Scratch::new();
     // SAFETY: the caller's contract; the offsets stay inside the buffers.
     unsafe {
-        let done = groups(k, ctr_loop(k.rounds), &mut s, ctr, src, dst, blocks);
-        if blocks > done {
+        let done = if j0.is_some() && blocks <= GROUP {
+            0
+        } else {
+            groups(k, ctr_loop(k.rounds), &mut s, ctr, src, dst, blocks)
+        };
+        if blocks > done || j0.is_some() {
             lanes(
                 k,
                 &mut s,
@@ -246,7 +247,7 @@ pub(super) unsafe fn ctr(
                 src.add(16 * done),
                 dst.add(16 * done),
                 blocks - done,
-                None,
+                j0,
             );
         }
     }
