@@ -10,7 +10,8 @@
 #             scripts/deps.sh) for each backend it can run (aarch64-ce, aarch64-neon, soft:
 #             valgrind 3.19 has no SHA3, so it hides aarch64-ce-eor3), and the static check
 #             of the AArch64 kernels (aarch64-ce covers the -eor3 loops).
-#   armv7     Debian's armhf valgrind under qemu-arm -cpu cortex-a15 (arm-neon, soft).
+#   armv7     Debian's armhf valgrind under qemu-arm -cpu cortex-a15 (arm-neon, soft; under
+#             -cpu max valgrind hides AES/PMULL, so arm-ce has the argument of docs/constant-time.md).
 #
 # Every mode also proves the check can fail: the harness's deliberately leaky function
 # (--leak) must be reported, and the library built WITHOUT ct-validation must be reported
