@@ -123,3 +123,16 @@ pub(super) unsafe fn open(
     wipe_bytes(&mut mask);
     ok
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::backend::Backend;
+
+    /// Runs where the CPU has AES and PMULL (`qemu-arm -cpu max`); elsewhere arm-ce is not
+    /// offered and the generic tests cover the other backends.
+    #[test]
+    fn every_key_size_length_and_placement() {
+        type Ce = super::super::ArmCe;
+        assert!(crate::backend::short::check::check::<Ce>() > 0 || !Ce::is_available());
+    }
+}
