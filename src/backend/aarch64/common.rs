@@ -115,9 +115,9 @@ pub(super) unsafe fn crypt<K, const GROUP: usize>(
 /// Attributes (`#[inline]`, `#[target_feature]`) come first; the caller's target features
 /// must include the instruction's.
 macro_rules! vector_insn {
-    ($($(#[$attr:meta])* fn $name:ident($($arg:ident),+) = $insn:literal;)+) => {$(
+    ($($(#[$attr:meta])* $vis:vis fn $name:ident($($arg:ident),+) = $insn:literal;)+) => {$(
         $(#[$attr])*
-        unsafe fn $name($($arg: uint8x16_t),+) -> uint8x16_t {
+        $vis unsafe fn $name($($arg: uint8x16_t),+) -> uint8x16_t {
             let r: uint8x16_t;
             // SAFETY: one register-only instruction, no memory or flags; the target
             // features (of this function or of every caller) guarantee it exists.

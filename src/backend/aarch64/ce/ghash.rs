@@ -20,11 +20,11 @@ vector_insn! {
     /// Carry-less 64×64 product of the low lanes, as a 128-bit vector.
     #[inline]
     #[target_feature(enable = "neon,aes")]
-    fn pmull_lo(a, b) = "pmull {r:v}.1q, {a:v}.1d, {b:v}.1d";
+    pub(super) fn pmull_lo(a, b) = "pmull {r:v}.1q, {a:v}.1d, {b:v}.1d";
     /// Carry-less 64×64 product of the high lanes.
     #[inline]
     #[target_feature(enable = "neon,aes")]
-    fn pmull_hi(a, b) = "pmull2 {r:v}.1q, {a:v}.2d, {b:v}.2d";
+    pub(super) fn pmull_hi(a, b) = "pmull2 {r:v}.1q, {a:v}.2d, {b:v}.2d";
     /// Both low 64-bit halves: (a.lo, b.lo).
     #[inline]
     #[target_feature(enable = "neon")]

@@ -23,6 +23,8 @@
 //! - `aes.rs`: AES of one or two blocks, round keys in registers, the three-way XOR;
 //! - `ghash.rs`: the Karatsuba accumulator and its reduction, the eight-block
 //!   aggregation, GHASH tails and the GHASH-only loop;
+//! - `short.rs`: whole short messages in one pass (exact AES lanes, one GHASH
+//!   reduction, partial blocks in registers);
 //! - `crypt.rs`: the kernels the fused entry (`../common.rs`) runs: one stitched kernel
 //!   per key size, direction and variant (`kernel_enc_aes128`, …, the names
 //!   `scripts/model-arm.sh` looks for), the first group and the tails; and CTR alone;
@@ -34,6 +36,7 @@ mod crypt;
 mod ghash;
 mod key;
 mod loops;
+mod short;
 
 use crate::backend::aarch64::common;
 use crate::backend::{Backend, Direction, Material, Plain};
@@ -135,5 +138,38 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
     unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {
         // SAFETY: forwarded contract; CPU support checked at key setup.
         unsafe { crypt::ctr_only(m.view(), ctr, src, dst, blocks) }
+    }
+
+    const SHORT_DATA_BLOCKS: usize = short::DATA_BLOCKS;
+    const SHORT_HASH_BLOCKS: usize = short::HASH_BLOCKS;
+
+    unsafe fn crypt_short(
+        m: &Material,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> [u8; 16] {
+        let enc = dir == Direction::Encrypt;
+        // SAFETY: forwarded contract; CPU support checked at key setup.
+        unsafe { short::short(m.view(), enc, j0, aad, src, dst, len, None).0 }
+    }
+
+    unsafe fn open_short(
+        m: &Material,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        tag: &[u8],
+    ) -> bool {
+        // SAFETY: forwarded contract; CPU support checked at key setup.
+        let (mut full, ok) =
+            unsafe { short::short(m.view(), false, j0, aad, src, dst, len, Some(tag)) };
+        crate::secret::wipe_bytes(&mut full);
+        ok
     }
 }
