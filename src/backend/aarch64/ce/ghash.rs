@@ -283,11 +283,10 @@ pub(super) unsafe fn ghash(k: &CeKey, y: &mut [u8; 16], mut data: *const u8, blo
             data = data.add(16 * GHASH_BLOCKS * iterations);
         }
         let mut left = blocks % GHASH_BLOCKS;
-        let p = load_h(k);
         if left >= GROUP {
             let x: [uint8x16_t; GROUP] =
                 core::array::from_fn(|i| vrbitq_u8(vld1q_u8(data.add(16 * i))));
-            acc = ghash8(&p, acc, &x);
+            acc = ghash8(&load_h(k), acc, &x);
             data = data.add(16 * GROUP);
             left -= GROUP;
         }

@@ -28,6 +28,20 @@ pub(super) const DATA_BLOCKS: usize = 7;
 /// GHASH blocks per call (AAD + data + lengths): the sixteen stored powers of H.
 pub(super) const HASH_BLOCKS: usize = 16;
 
+/// `$body` for each `$i` in `0..$n` (`$n` ≤ 7, a constant), written out: a `for` loop
+/// with this body stayed rolled, with its powers of H chosen at run time.
+macro_rules! unrolled {
+    ($n:expr, $i:ident => $body:block) => {
+        unrolled!(@ $n, $i, $body, 0 1 2 3 4 5 6)
+    };
+    (@ $n:expr, $i:ident, $body:block, $($k:literal)*) => {
+        $(if $k < $n {
+            let $i: usize = $k;
+            $body
+        })*
+    };
+}
+
 /// A zero-padded block from two little-endian halves.
 #[inline(always)]
 unsafe fn from_halves(v: [u64; 2]) -> uint8x16_t {
@@ -76,37 +90,31 @@ unsafe fn round<const L: usize>(b: &mut [uint8x16_t; 8], key: uint8x16_t) {
 
 /// AES of the first `L` lanes with a key of any size, up to and including the last
 /// AESE; returns the last round key, which the caller XORs in together with the data.
-/// AES-192/256 run their first two or four rounds, then all key sizes the same ten.
+/// The nine rounds every key size starts with read keys at fixed offsets, so the first
+/// round does not wait for the round count.
 #[inline(always)]
 unsafe fn aes_lanes<const L: usize>(k: &CeKey, b: &mut [uint8x16_t; 8]) -> uint8x16_t {
     // SAFETY (whole body): only inlined into `neon,aes` functions; `rounds` is 10, 12
     // or 14, so every index is ≤ rounds < 15.
     unsafe {
         let rk = k.rk.as_ptr();
-        let extra = k.rounds as usize - 10;
-        if extra > 0 {
-            round::<L>(b, round_key(rk, 0));
-            round::<L>(b, round_key(rk, 1));
-            if extra > 2 {
-                round::<L>(b, round_key(rk, 2));
-                round::<L>(b, round_key(rk, 3));
+        for i in 0..9 {
+            round::<L>(b, round_key(rk, i));
+        }
+        let rounds = k.rounds as usize;
+        if rounds > 10 {
+            round::<L>(b, round_key(rk, 9));
+            round::<L>(b, round_key(rk, 10));
+            if rounds > 12 {
+                round::<L>(b, round_key(rk, 11));
+                round::<L>(b, round_key(rk, 12));
             }
         }
-        let rk = rk.add(extra);
-        round::<L>(b, round_key(rk, 0));
-        round::<L>(b, round_key(rk, 1));
-        round::<L>(b, round_key(rk, 2));
-        round::<L>(b, round_key(rk, 3));
-        round::<L>(b, round_key(rk, 4));
-        round::<L>(b, round_key(rk, 5));
-        round::<L>(b, round_key(rk, 6));
-        round::<L>(b, round_key(rk, 7));
-        round::<L>(b, round_key(rk, 8));
-        let key = round_key(rk, 9);
+        let key = round_key(rk, rounds - 1);
         for x in &mut b[..L] {
             *x = vaeseq_u8(*x, key);
         }
-        round_key(rk, 10)
+        round_key(rk, rounds)
     }
 }
 
@@ -141,18 +149,18 @@ impl Sum {
         }
     }
 
-    /// The reduced sum, modulo x^128 + x^7 + x^2 + x + 1 in natural bit order, by the
-    /// short sequence of the generated loops (`gen_loops.py`): the product's top word
-    /// times x^128 ≡ 0x87 is folded in together with the middle term, then word 2.
+    /// `y` plus the reduced sum, modulo x^128 + x^7 + x^2 + x + 1 in natural bit order,
+    /// by the short sequence of the generated loops (`gen_loops.py`): the product's top
+    /// word times x^128 ≡ 0x87 is folded in together with the middle term, then word 2.
     #[inline(always)]
-    unsafe fn reduce(self) -> uint8x16_t {
+    unsafe fn reduce_onto(self, y: uint8x16_t) -> uint8x16_t {
         // SAFETY: only inlined into `neon,aes` functions.
         unsafe {
             let poly = vreinterpretq_u8_u64(vdupq_n_u64(0x87));
             let top = pmull_hi(self.hi, poly);
             let a = veorq_u8(veorq_u8(self.mid, top), veorq_u8(self.lo, self.hi));
             let b = veorq_u8(vextq_u8::<8>(self.hi, self.hi), a);
-            let low = veorq_u8(self.lo, vextq_u8::<8>(vdupq_n_u8(0), a));
+            let low = veorq_u8(veorq_u8(self.lo, y), vextq_u8::<8>(vdupq_n_u8(0), a));
             veorq_u8(low, pmull_hi(b, poly))
         }
     }
@@ -218,13 +226,24 @@ unsafe fn one_pass<const N: usize, const ENC: bool>(
         let jv = vld1q_u8(j0.as_ptr());
         let c = vreinterpretq_u32_u8(vrev32q_u8(jv));
         let mut s = [jv; 8];
-        #[allow(clippy::needless_range_loop)] // (an iterator chain here stayed a loop)
-        for i in 1..=N {
-            s[i] = ctr_block(c, i as u32);
-        }
+        unrolled!(N, i => {
+            s[i + 1] = ctr_block(c, i as u32 + 1);
+        });
 
-        // GHASH of what does not wait for AES: the AAD (block j takes H^(a+N+1-j)) and
-        // the lengths block (H^1).
+        let last = match N {
+            0 => aes_lanes::<1>(k, &mut s),
+            1 => aes_lanes::<2>(k, &mut s),
+            2 => aes_lanes::<3>(k, &mut s),
+            3 => aes_lanes::<4>(k, &mut s),
+            4 => aes_lanes::<5>(k, &mut s),
+            5 => aes_lanes::<6>(k, &mut s),
+            6 => aes_lanes::<7>(k, &mut s),
+            _ => aes_lanes::<8>(k, &mut s),
+        };
+
+        // GHASH of what does not wait for AES (the instructions come after the AES ones
+        // so that they do not delay the first rounds): the AAD (block j takes
+        // H^(a+N+1-j)) and the lengths block (H^1).
         let z = vdupq_n_u8(0);
         let mut sum = Sum {
             lo: z,
@@ -240,23 +259,18 @@ unsafe fn one_pass<const N: usize, const ENC: bool>(
         ];
         sum.add(k, from_halves(bits), 1);
 
-        let last = match N {
-            0 => aes_lanes::<1>(k, &mut s),
-            1 => aes_lanes::<2>(k, &mut s),
-            2 => aes_lanes::<3>(k, &mut s),
-            3 => aes_lanes::<4>(k, &mut s),
-            4 => aes_lanes::<5>(k, &mut s),
-            5 => aes_lanes::<6>(k, &mut s),
-            6 => aes_lanes::<7>(k, &mut s),
-            _ => aes_lanes::<8>(k, &mut s),
-        };
-
         // Data block i takes H^(N+1-i); the last round key goes in with the input.
         let mut out = [z; DATA_BLOCKS];
-        for i in 0..N {
-            let x = block_at(src, i, len);
+        // Only the last block can be partial.
+        let last_left = len + 16 - 16 * N;
+        unrolled!(N, i => {
+            let left = if i + 1 < N { 16 } else { last_left };
+            let x = if left < 16 {
+                from_halves(load_partial(src.add(16 * i), left))
+            } else {
+                vld1q_u8(src.add(16 * i))
+            };
             let o = veorq_u8(s[i + 1], veorq_u8(last, x));
-            let left = len - 16 * i;
             let hashed = if !ENC {
                 x
             } else if left < 16 {
@@ -266,22 +280,25 @@ unsafe fn one_pass<const N: usize, const ENC: bool>(
             };
             sum.add(k, vrbitq_u8(hashed), N + 1 - i);
             out[i] = o;
-        }
-        let tag = veorq_u8(vrbitq_u8(sum.reduce()), veorq_u8(s[0], last));
+        });
+        // E(K, J0) goes in before the bit order is turned back (rbit is linear), so the
+        // last step waits for one XOR less.
+        let mask = vrbitq_u8(veorq_u8(s[0], last));
+        let tag = vrbitq_u8(sum.reduce_onto(mask));
 
         let release = match verify {
             Some(expected) => tag_matches(tag, expected),
             None => true,
         };
         if release {
-            for (i, &o) in out[..N].iter().enumerate() {
-                let left = len - 16 * i;
+            unrolled!(N, i => {
+                let left = if i + 1 < N { 16 } else { last_left };
                 if left >= 16 {
-                    vst1q_u8(dst.add(16 * i), o);
+                    vst1q_u8(dst.add(16 * i), out[i]);
                 } else {
-                    store_partial(dst.add(16 * i), to_halves(o), left);
+                    store_partial(dst.add(16 * i), to_halves(out[i]), left);
                 }
-            }
+            });
         }
         let mut full = [0u8; 16];
         vst1q_u8(full.as_mut_ptr(), tag);
