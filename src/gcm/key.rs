@@ -161,6 +161,29 @@ impl Key {
         })
     }
 
+    /// A whole message of any length in one backend call: the output, the full tag
+    /// returned, and GHASH(AAD ‖ whole ciphertext blocks) in `y` (decryption releases
+    /// the plaintext unverified).
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `len` bytes; equal or disjoint.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn crypt_message(
+        &self,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        y: &mut [u8; 16],
+    ) -> [u8; 16] {
+        // SAFETY: forwarded from the caller.
+        with_backend!(self.backend(), B => unsafe {
+            B::crypt_message(&self.material, dir, j0, aad, src, dst, len, y)
+        })
+    }
+
     /// The verifying one-pass open of a message that [`Key::fits_short`]: the plaintext
     /// is written only if the tag matches; returns whether it did.
     ///
