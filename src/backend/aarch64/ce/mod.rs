@@ -119,6 +119,11 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         unsafe { ghash::ghash(m.view(), y, data, blocks) }
     }
 
+    unsafe fn ghash_bytes(m: &Material, y: &mut [u8; 16], data: *const u8, len: usize) {
+        // SAFETY: forwarded contract; CPU support checked at key setup.
+        unsafe { ghash::ghash_bytes(m.view(), y, data, len) }
+    }
+
     unsafe fn crypt(
         m: &Material,
         dir: Direction,
@@ -155,6 +160,44 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         let enc = dir == Direction::Encrypt;
         // SAFETY: forwarded contract; CPU support checked at key setup.
         unsafe { short::short(m.view(), enc, j0, aad, src, dst, len, None).0 }
+    }
+
+    unsafe fn crypt_message(
+        m: &Material,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        y: &mut [u8; 16],
+    ) -> [u8; 16] {
+        let k: &CeKey = m.view();
+        let blocks = len / 16;
+        let mut ctr = crate::backend::short::first_counter(j0);
+        *y = [0; 16];
+        // SAFETY: forwarded contract (`src`/`dst` hold the whole blocks and the `len % 16`
+        // bytes after them); CPU support checked at key setup.
+        unsafe {
+            ghash::ghash_bytes(k, y, aad.as_ptr(), aad.len());
+            if blocks > 0 {
+                Self::crypt(m, dir, &mut ctr, y, src, dst, blocks, None);
+            }
+            let lens = (aad.len() as u64, len as u64);
+            let enc = dir == Direction::Encrypt;
+            let off = 16 * blocks;
+            short::finish(
+                k,
+                enc,
+                j0,
+                &ctr,
+                y,
+                src.add(off),
+                dst.add(off),
+                len % 16,
+                lens,
+            )
+        }
     }
 
     unsafe fn open_short(

@@ -19,7 +19,7 @@
 
 use super::ghash::{pmull_hi, pmull_lo};
 use super::CeKey;
-use crate::backend::aarch64::common::ctr_block;
+use crate::backend::aarch64::common::{ctr_add, ctr_block, ctr_to_native, from_halves, to_halves};
 use crate::backend::partial::{load_partial, store_partial};
 use core::arch::aarch64::*;
 
@@ -40,23 +40,6 @@ macro_rules! unrolled {
             $body
         })*
     };
-}
-
-/// A zero-padded block from two little-endian halves.
-#[inline(always)]
-unsafe fn from_halves(v: [u64; 2]) -> uint8x16_t {
-    // SAFETY: NEON is part of the AArch64 baseline.
-    unsafe { vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(v[0]), vcreate_u64(v[1]))) }
-}
-
-/// A block as two little-endian halves.
-#[inline(always)]
-unsafe fn to_halves(v: uint8x16_t) -> [u64; 2] {
-    // SAFETY: NEON baseline.
-    unsafe {
-        let w = vreinterpretq_u64_u8(v);
-        [vgetq_lane_u64::<0>(w), vgetq_lane_u64::<1>(w)]
-    }
 }
 
 /// The halves of a mask of the first `n` (0 < `n` < 16) bytes of a block.
@@ -191,7 +174,10 @@ unsafe fn tag_matches(tag: uint8x16_t, expected: &[u8]) -> bool {
         let (want, mask) = if n == 16 {
             let p = expected.as_ptr().cast::<[u8; 8]>();
             let w = [p.read_unaligned(), p.add(1).read_unaligned()];
-            ([u64::from_le_bytes(w[0]), u64::from_le_bytes(w[1])], [u64::MAX; 2])
+            (
+                [u64::from_le_bytes(w[0]), u64::from_le_bytes(w[1])],
+                [u64::MAX; 2],
+            )
         } else {
             (load_partial(expected.as_ptr(), n), mask_halves(n))
         };
@@ -202,14 +188,49 @@ unsafe fn tag_matches(tag: uint8x16_t, expected: &[u8]) -> bool {
     }
 }
 
-/// One pass over a message of `N` data blocks (`len` bytes, `N` = ⌈len/16⌉) from its J0:
+/// Where a pass starts: the J0 block (lane 0, the tag mask), the counter of the first
+/// data block in native order, the GHASH state before the first block hashed (natural
+/// bit order) and the lengths block in natural bit order.
+struct Start {
+    j0: uint8x16_t,
+    ctr: uint32x4_t,
+    y: uint8x16_t,
+    bits: [u64; 2],
+}
+
+impl Start {
+    /// A whole message from `j0`: counters from inc32(J0), GHASH from zero.
+    #[inline(always)]
+    unsafe fn message(j0: &[u8; 16], aad_len: usize, len: usize) -> Start {
+        // SAFETY: 16 readable bytes; NEON baseline.
+        unsafe {
+            let j0 = vld1q_u8(j0.as_ptr());
+            Start {
+                j0,
+                ctr: ctr_add(vreinterpretq_u32_u8(vrev32q_u8(j0)), 1),
+                y: vdupq_n_u8(0),
+                bits: bits(aad_len as u64, len as u64),
+            }
+        }
+    }
+}
+
+/// The lengths block of `aad_len` and `len` bytes in natural bit order: `rbit` of a
+/// 64-bit length is its big-endian bytes with each byte's bits reversed.
+#[inline(always)]
+fn bits(aad_len: u64, len: u64) -> [u64; 2] {
+    [(aad_len << 3).reverse_bits(), (len << 3).reverse_bits()]
+}
+
+/// One pass over `N` data blocks (`len` bytes, `N` = ⌈len/16⌉) after `aad`, from `st`:
 /// returns the full tag, and whether the output was written — always, unless `verify`
-/// holds a tag (opening) that the computed one does not start with.
+/// holds a tag (opening) that the computed one does not start with. With `CONT` the pass
+/// continues a message (`st.y` goes into its first block; there is no AAD).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn one_pass<const N: usize, const ENC: bool>(
+unsafe fn one_pass<const N: usize, const ENC: bool, const CONT: bool>(
     k: &CeKey,
-    j0: &[u8; 16],
+    st: Start,
     aad: &[u8],
     src: *const u8,
     dst: *mut u8,
@@ -218,16 +239,15 @@ unsafe fn one_pass<const N: usize, const ENC: bool>(
 ) -> ([u8; 16], bool) {
     let a = aad.len().div_ceil(16);
     debug_assert!(N <= DATA_BLOCKS && len.div_ceil(16) == N && a + N < HASH_BLOCKS);
+    debug_assert!(!CONT || a == 0);
     // SAFETY (whole body): only inlined into `neon,aes` kernels; every access stays
     // inside the `len` bytes of `src`/`dst` and the bytes of `aad` (block_at,
     // store_partial), and the powers used are H^1..H^(a+N+1), at most H^16.
     unsafe {
-        // Lane 0 is J0, lane i the counter block J0 + i (inc32).
-        let jv = vld1q_u8(j0.as_ptr());
-        let c = vreinterpretq_u32_u8(vrev32q_u8(jv));
-        let mut s = [jv; 8];
+        // Lane 0 is J0, lane i + 1 the counter block of data block i.
+        let mut s = [st.j0; 8];
         unrolled!(N, i => {
-            s[i + 1] = ctr_block(c, i as u32 + 1);
+            s[i + 1] = ctr_block(st.ctr, i as u32);
         });
 
         let last = match N {
@@ -251,13 +271,22 @@ unsafe fn one_pass<const N: usize, const ENC: bool>(
             hi: z,
         };
         for j in 0..a {
-            sum.add(k, vrbitq_u8(block_at(aad.as_ptr(), j, aad.len())), a + N + 1 - j);
+            sum.add(
+                k,
+                vrbitq_u8(block_at(aad.as_ptr(), j, aad.len())),
+                a + N + 1 - j,
+            );
         }
-        let bits = [
-            ((aad.len() as u64) << 3).reverse_bits(),
-            ((len as u64) << 3).reverse_bits(),
-        ];
-        sum.add(k, from_halves(bits), 1);
+        let lengths = from_halves(st.bits);
+        sum.add(
+            k,
+            if CONT && N == 0 {
+                veorq_u8(lengths, st.y)
+            } else {
+                lengths
+            },
+            1,
+        );
 
         // Data block i takes H^(N+1-i); the last round key goes in with the input.
         let mut out = [z; DATA_BLOCKS];
@@ -278,7 +307,11 @@ unsafe fn one_pass<const N: usize, const ENC: bool>(
             } else {
                 o
             };
-            sum.add(k, vrbitq_u8(hashed), N + 1 - i);
+            let mut h = vrbitq_u8(hashed);
+            if CONT && i == 0 {
+                h = veorq_u8(h, st.y);
+            }
+            sum.add(k, h, N + 1 - i);
             out[i] = o;
         });
         // E(K, J0) goes in before the bit order is turned back (rbit is linear), so the
@@ -306,10 +339,17 @@ unsafe fn one_pass<const N: usize, const ENC: bool>(
     }
 }
 
-type Kernel =
-    unsafe fn(&CeKey, &[u8; 16], &[u8], *const u8, *mut u8, usize, Option<&[u8]>) -> ([u8; 16], bool);
+type Kernel = unsafe fn(
+    &CeKey,
+    &[u8; 16],
+    &[u8],
+    *const u8,
+    *mut u8,
+    usize,
+    Option<&[u8]>,
+) -> ([u8; 16], bool);
 
-/// [`one_pass`] compiled for one data-block count and direction.
+/// [`one_pass`] over a whole message, compiled for one data-block count and direction.
 #[inline(never)]
 #[target_feature(enable = "neon,aes")]
 unsafe fn kernel<const N: usize, const ENC: bool>(
@@ -322,7 +362,10 @@ unsafe fn kernel<const N: usize, const ENC: bool>(
     verify: Option<&[u8]>,
 ) -> ([u8; 16], bool) {
     // SAFETY: forwarded contract; features enabled on this function.
-    unsafe { one_pass::<N, ENC>(k, j0, aad, src, dst, len, verify) }
+    unsafe {
+        let st = Start::message(j0, aad.len(), len);
+        one_pass::<N, ENC, false>(k, st, aad, src, dst, len, verify)
+    }
 }
 
 /// A message within the limits in the kernel for its block count: the full tag, and
@@ -354,4 +397,62 @@ pub(super) unsafe fn short(
     let f = pick!(0 1 2 3 4 5 6 7);
     // SAFETY: forwarded contract.
     unsafe { f(k, j0, aad, src, dst, len, verify) }
+}
+
+/// The end of a longer message, after its whole blocks: the last `len` < 16 bytes (if
+/// any) with the counter block `ctr`, E(K, J0) beside it, and GHASH from `y` (the state
+/// after the whole blocks) over that block and the lengths block of `aad_len` and
+/// `total` bytes; returns the full tag.
+#[inline(never)]
+#[target_feature(enable = "neon,aes")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn finish_kernel<const N: usize, const ENC: bool>(
+    k: &CeKey,
+    j0: &[u8; 16],
+    ctr: &[u8; 16],
+    y: &[u8; 16],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    lens: (u64, u64),
+) -> [u8; 16] {
+    // SAFETY: forwarded contract; features enabled on this function.
+    unsafe {
+        let st = Start {
+            j0: vld1q_u8(j0.as_ptr()),
+            ctr: ctr_to_native(ctr),
+            y: vrbitq_u8(vld1q_u8(y.as_ptr())),
+            bits: bits(lens.0, lens.1),
+        };
+        one_pass::<N, ENC, true>(k, st, &[], src, dst, len, None).0
+    }
+}
+
+/// [`finish_kernel`] for `len` (< 16) bytes in direction `enc`.
+///
+/// # Safety
+/// `src` readable and `dst` writable for `len` bytes, equal or disjoint; `len` < 16; the
+/// CPU has AES and PMULL.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn finish(
+    k: &CeKey,
+    enc: bool,
+    j0: &[u8; 16],
+    ctr: &[u8; 16],
+    y: &[u8; 16],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    lens: (u64, u64),
+) -> [u8; 16] {
+    debug_assert!(len < 16);
+    // SAFETY: forwarded contract.
+    unsafe {
+        match (len > 0, enc) {
+            (false, true) => finish_kernel::<0, true>(k, j0, ctr, y, src, dst, len, lens),
+            (false, false) => finish_kernel::<0, false>(k, j0, ctr, y, src, dst, len, lens),
+            (true, true) => finish_kernel::<1, true>(k, j0, ctr, y, src, dst, len, lens),
+            (true, false) => finish_kernel::<1, false>(k, j0, ctr, y, src, dst, len, lens),
+        }
+    }
 }
