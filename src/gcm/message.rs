@@ -9,7 +9,10 @@
 //! instead of once for its AAD, once for its data and once for its lengths. Its data
 //! runs through the CTR kernel; longer data goes straight to the fused CTR+GHASH kernel.
 //! E(K, J0), the tag mask, is computed with the first data (as one more lane of the
-//! kernel, or beside the first keystream block). The phase is tracked, the SP 800-38D
+//! kernel, or beside the first keystream block). The first data call of a message whose
+//! AAD is all held goes to the backend in one call — the one-pass short path, or the
+//! whole-message one — which returns the tag as if the message ended there; more data
+//! drops that provisional tag and carries on. The phase is tracked, the SP 800-38D
 //! length limits are enforced before any state changes, and the tag is compared in
 //! constant time.
 
@@ -298,9 +301,13 @@ impl Message {
             // 96 bits is derived from the key.)
             let whole_message =
                 self.core.aad_len == aad as u64 && !self.mask_ready && !self.counter_moved;
-            if whole_message && end + BLOCK <= HOLD && key.fits_short(aad, len) {
-                // SAFETY: forwarded from the caller.
-                unsafe { self.first_data_short(key, dir, src, dst, len) };
+            if whole_message {
+                // SAFETY (both): forwarded from the caller.
+                if end + BLOCK <= HOLD && key.fits_short(aad, len) {
+                    unsafe { self.first_data_short(key, dir, src, dst, len) };
+                } else {
+                    unsafe { self.first_data_whole(key, dir, src, dst, len) };
+                }
                 return Ok(());
             }
             self.pad_held();
@@ -350,14 +357,7 @@ impl Message {
                 core::ptr::copy_nonoverlapping(dst, ct, len);
             }
         }
-        let blocks = len.div_ceil(BLOCK);
-        let c = u32::from_be_bytes([
-            self.core.j0[12],
-            self.core.j0[13],
-            self.core.j0[14],
-            self.core.j0[15],
-        ]);
-        self.core.ctr[12..].copy_from_slice(&c.wrapping_add(1 + blocks as u32).to_be_bytes());
+        self.counter_past(len.div_ceil(BLOCK));
         self.core.data_len = len as u64;
         self.held_len += len as u8;
         self.open_len = (len % BLOCK) as u8;
@@ -365,7 +365,63 @@ impl Message {
         self.phase = Phase::Data;
     }
 
-    /// More data after [`Message::first_data_short`]: drops the provisional tag and
+    /// The first data of a message whose AAD is all in `held`, when the one pass does not
+    /// take it: the backend's whole-message call writes the output and the tag as if the
+    /// message ended here, and leaves GHASH of the AAD and the whole blocks in the core.
+    /// `held` then keeps the ciphertext of the partial last block, so that the state is
+    /// the regular path's after this call and [`Message::resume`] can carry on from it.
+    ///
+    /// # Safety
+    /// As for [`Message::crypt_raw`].
+    unsafe fn first_data_whole(
+        &mut self,
+        key: &Key,
+        dir: Direction,
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) {
+        let aad = self.held_len as usize;
+        let (rest, off) = (len % BLOCK, len / BLOCK * BLOCK);
+        // SAFETY: `len` bytes of both buffers (caller's contract); the partial block's
+        // ciphertext is read before an in-place decryption overwrites it, or after
+        // encryption wrote it, and `held` has 16 bytes for it.
+        unsafe {
+            let mut open = [0u64; 2];
+            if dir == Direction::Decrypt && rest > 0 {
+                open = load_partial(src.add(off), rest);
+            }
+            self.tag = key.crypt_message(
+                dir,
+                &self.core.j0,
+                &self.held[..aad],
+                src,
+                dst,
+                len,
+                &mut self.core.y,
+            );
+            if dir == Direction::Encrypt && rest > 0 {
+                open = load_partial(dst.add(off), rest);
+            }
+            store_block(self.held.as_mut_ptr(), open);
+        }
+        self.counter_past(len.div_ceil(BLOCK));
+        self.core.data_len = len as u64;
+        self.held_len = rest as u8;
+        self.open_len = rest as u8;
+        self.provisional = true;
+        self.phase = Phase::Data;
+    }
+
+    /// The counter block `blocks` after the first one (the one pass counts from J0).
+    fn counter_past(&mut self, blocks: usize) {
+        let j0 = &self.core.j0;
+        let c = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]);
+        self.core.ctr[12..].copy_from_slice(&c.wrapping_add(1 + blocks as u32).to_be_bytes());
+    }
+
+    /// More data after [`Message::first_data_short`] or [`Message::first_data_whole`]:
+    /// drops the provisional tag and
     /// recovers what the regular path keeps — the tag mask, and the keystream of the
     /// block left open (the counter just before `ctr`).
     fn resume(&mut self, key: &Key) {
