@@ -132,7 +132,7 @@ impl Key {
 impl Key {
     /// Whether a message of `aad_len` bytes of AAD and `len` of data is short enough for
     /// the backend's one-pass path ([`Key::crypt_short`], [`Key::open_short`]).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn fits_short(&self, aad_len: usize, len: usize) -> bool {
         with_backend!(self.backend(), B => {
             short::fits(aad_len, len, B::SHORT_DATA_BLOCKS, B::SHORT_HASH_BLOCKS)

@@ -183,8 +183,9 @@ unsafe fn tag_matches(tag: uint8x16_t, expected: &[u8]) -> bool {
         };
         let got = to_halves(tag);
         let diff = ((got[0] ^ want[0]) & mask[0]) | ((got[1] ^ want[1]) & mask[1]);
-        // black_box keeps the compiler from branching on parts of the difference.
-        core::hint::black_box(diff) == 0
+        // black_box keeps the compiler from branching on parts of the difference; the
+        // verdict is public (a ctgrind build tells valgrind so: src/valgrind.rs).
+        crate::valgrind::declassify(core::hint::black_box(diff) == 0)
     }
 }
 
