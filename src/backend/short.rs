@@ -73,9 +73,6 @@ unsafe fn tag_hash<B: Backend + ?Sized>(
 ///
 /// # Safety
 /// As for [`Backend::crypt_short`].
-// Not inlined: its stack buffers would otherwise enlarge the frame of the mode's
-// dispatch `match`, which every backend's short messages go through.
-#[inline(never)]
 pub(crate) unsafe fn crypt<B: Backend + ?Sized>(
     m: &super::Material,
     dir: super::Direction,
@@ -126,7 +123,6 @@ pub(crate) unsafe fn crypt<B: Backend + ?Sized>(
 ///
 /// # Safety
 /// As for [`Backend::open_short`].
-#[inline(never)]
 pub(crate) unsafe fn open<B: Backend + ?Sized>(
     m: &super::Material,
     j0: &[u8; 16],
