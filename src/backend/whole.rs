@@ -6,6 +6,7 @@
 //! call. A backend with kernels that take these pieces in passing overrides it
 //! (`Backend::crypt_message`).
 
+use super::partial::{load_partial, store_block, store_partial};
 use super::short::{first_counter, lengths};
 use super::{Backend, Direction, Material};
 use crate::secret::wipe_bytes;
@@ -50,13 +51,24 @@ pub(crate) unsafe fn crypt<B: Backend + ?Sized>(
                 B::encrypt_block2(m, &mut ks, &mut mask);
                 mask_done = true;
             }
+            // The partial block in registers (`partial.rs`), not byte by byte.
             let off = 16 * blocks;
-            for (i, (k, c)) in ks.iter().zip(last.iter_mut()).take(rest).enumerate() {
-                let x = *src.add(off + i);
-                let o = x ^ k;
-                *dst.add(off + i) = o;
-                *c = if dir == Direction::Encrypt { o } else { x };
-            }
+            let x = load_partial(src.add(off), rest);
+            let k = [
+                u64::from_le_bytes(ks[..8].try_into().unwrap()),
+                u64::from_le_bytes(ks[8..].try_into().unwrap()),
+            ];
+            let o = [x[0] ^ k[0], x[1] ^ k[1]];
+            store_partial(dst.add(off), o, rest);
+            // Zero-padded: the bytes of `o` past `rest` are keystream.
+            let ct = if dir == Direction::Encrypt {
+                let keep = u128::MAX >> (8 * (16 - rest));
+                let o = (u128::from(o[0]) | (u128::from(o[1]) << 64)) & keep;
+                [o as u64, (o >> 64) as u64]
+            } else {
+                x
+            };
+            store_block(last.as_mut_ptr(), ct);
             wipe_bytes(&mut ks);
             hashed = 16;
         }
@@ -70,7 +82,7 @@ pub(crate) unsafe fn crypt<B: Backend + ?Sized>(
             *t ^= k;
         }
         wipe_bytes(&mut mask);
-        wipe_bytes(&mut last);
+        // (`last` holds ciphertext and lengths only: public.)
         tag
     }
 }
