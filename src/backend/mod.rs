@@ -24,6 +24,7 @@ pub(crate) mod short;
 pub(crate) mod soft;
 #[cfg(any(target_arch = "aarch64", target_arch = "arm", test))]
 pub(crate) mod vperm;
+mod whole;
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
@@ -253,6 +254,32 @@ pub(crate) trait Backend {
     ) -> [u8; 16] {
         // SAFETY: forwarded contract.
         unsafe { short::crypt::<Self>(m, dir, j0, aad, src, dst, len) }
+    }
+
+    /// A whole message of any length in one call, from its J0: `len` bytes from `src` to
+    /// `dst` (CTR from inc32(J0)), and the full tag returned — GHASH from zero over the
+    /// zero-padded AAD, the zero-padded ciphertext and the lengths block, masked with
+    /// E(K, J0). `y` receives GHASH(AAD ‖ the whole ciphertext blocks), the state the
+    /// message carries on from if more data follows (the last partial block, if any, is
+    /// the caller's to keep). Decrypting releases the plaintext unverified, as
+    /// [`Backend::crypt_short`]. The default runs the backend's other entries
+    /// (`whole.rs`).
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `len` bytes, equal or disjoint.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn crypt_message(
+        m: &Material,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        y: &mut [u8; 16],
+    ) -> [u8; 16] {
+        // SAFETY: forwarded contract.
+        unsafe { whole::crypt::<Self>(m, dir, j0, aad, src, dst, len, y) }
     }
 
     /// The one-shot opening of a message within the limits: computes the tag over `aad`

@@ -18,7 +18,7 @@ pub(crate) const HASH_BLOCKS: usize = 16;
 
 /// inc32(J0): the first counter block.
 #[inline(always)]
-fn first_counter(j0: &[u8; 16]) -> [u8; 16] {
+pub(crate) fn first_counter(j0: &[u8; 16]) -> [u8; 16] {
     let mut ctr = *j0;
     let c = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
     ctr[12..].copy_from_slice(&c.to_be_bytes());

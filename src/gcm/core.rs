@@ -255,17 +255,6 @@ impl Core {
         lens
     }
 
-    /// [`Core::finish`] with E(K, J0) already computed.
-    pub(crate) fn finish_masked(&mut self, key: &impl BlockKey, mask: &[u8; 16]) -> [u8; 16] {
-        let lens = self.lengths();
-        key.ghash(&mut self.y, &lens);
-        let mut tag = *mask;
-        for (t, y) in tag.iter_mut().zip(self.y) {
-            *t ^= y;
-        }
-        tag
-    }
-
     pub fn wipe(&mut self) {
         wipe_bytes(&mut self.j0);
         wipe_bytes(&mut self.ctr);

@@ -132,7 +132,7 @@ impl Key {
 impl Key {
     /// Whether a message of `aad_len` bytes of AAD and `len` of data is short enough for
     /// the backend's one-pass path ([`Key::crypt_short`], [`Key::open_short`]).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn fits_short(&self, aad_len: usize, len: usize) -> bool {
         with_backend!(self.backend(), B => {
             short::fits(aad_len, len, B::SHORT_DATA_BLOCKS, B::SHORT_HASH_BLOCKS)
@@ -158,6 +158,29 @@ impl Key {
         // SAFETY: forwarded from the caller.
         with_backend!(self.backend(), B => unsafe {
             B::crypt_short(&self.material, dir, j0, aad, src, dst, len)
+        })
+    }
+
+    /// A whole message of any length in one backend call: the output, the full tag
+    /// returned, and GHASH(AAD ‖ whole ciphertext blocks) in `y` (decryption releases
+    /// the plaintext unverified).
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `len` bytes; equal or disjoint.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn crypt_message(
+        &self,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        y: &mut [u8; 16],
+    ) -> [u8; 16] {
+        // SAFETY: forwarded from the caller.
+        with_backend!(self.backend(), B => unsafe {
+            B::crypt_message(&self.material, dir, j0, aad, src, dst, len, y)
         })
     }
 

@@ -9,7 +9,10 @@
 //! instead of once for its AAD, once for its data and once for its lengths. Its data
 //! runs through the CTR kernel; longer data goes straight to the fused CTR+GHASH kernel.
 //! E(K, J0), the tag mask, is computed with the first data (as one more lane of the
-//! kernel, or beside the first keystream block). The phase is tracked, the SP 800-38D
+//! kernel, or beside the first keystream block). The first data call of a message whose
+//! AAD is all held goes to the backend in one call — the one-pass short path, or the
+//! whole-message one — which returns the tag as if the message ended there; more data
+//! drops that provisional tag and carries on. The phase is tracked, the SP 800-38D
 //! length limits are enforced before any state changes, and the tag is compared in
 //! constant time.
 
@@ -18,6 +21,8 @@ use super::{tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA}
 use crate::backend::partial::{load_partial, store_block};
 use crate::error::Error;
 use crate::secret::{ct_eq, wipe_bytes};
+
+mod first;
 
 /// Bytes of AAD and ciphertext held back from GHASH (eight blocks).
 const HOLD: usize = 8 * BLOCK;
@@ -178,7 +183,9 @@ impl Message {
     }
 
     /// Appends GHASH input to `held`, hashing it whenever it fills; whole blocks of a long
-    /// input are hashed straight from it once `held` is empty.
+    /// input are hashed straight from it once `held` is empty. (Not inlined, so that the
+    /// one-block AAD of `aad` needs no registers saved.)
+    #[inline(never)]
     fn hold(&mut self, key: &Key, mut bytes: &[u8]) {
         while !bytes.is_empty() {
             let used = self.held_len as usize;
@@ -298,9 +305,13 @@ impl Message {
             // 96 bits is derived from the key.)
             let whole_message =
                 self.core.aad_len == aad as u64 && !self.mask_ready && !self.counter_moved;
-            if whole_message && end + BLOCK <= HOLD && key.fits_short(aad, len) {
-                // SAFETY: forwarded from the caller.
-                unsafe { self.first_data_short(key, dir, src, dst, len) };
+            if whole_message {
+                // SAFETY (both): forwarded from the caller.
+                if end + BLOCK <= HOLD && key.fits_short(aad, len) {
+                    unsafe { self.first_data_short(key, dir, src, dst, len) };
+                } else {
+                    unsafe { self.first_data_whole(key, dir, src, dst, len) };
+                }
                 return Ok(());
             }
             self.pad_held();
@@ -315,73 +326,6 @@ impl Message {
         unsafe { self.open_block(key, dir, src.add(done), dst.add(done), len - done) };
         self.core.data_len += len as u64;
         Ok(())
-    }
-
-    /// The first data of a message whose AAD is all in `held`, when AAD and data are
-    /// short: the backend's one pass writes the output and the tag as if the message
-    /// ended here (the usual case: the next call asks for the tag). The ciphertext is
-    /// kept in `held`, and the counter and lengths are where the regular path would have
-    /// left them, so that [`Message::resume`] can carry on if more data comes.
-    ///
-    /// # Safety
-    /// As for [`Message::crypt_raw`]; `held` has room for the padded AAD and data and
-    /// the lengths block.
-    unsafe fn first_data_short(
-        &mut self,
-        key: &Key,
-        dir: Direction,
-        src: *const u8,
-        dst: *mut u8,
-        len: usize,
-    ) {
-        let aad = self.held_len as usize;
-        self.pad_held();
-        let at = self.held_len as usize;
-        let ct = self.held[at..].as_mut_ptr();
-        // SAFETY: `len` bytes of both buffers (caller's contract), room in `held`; the
-        // ciphertext is copied before an in-place decryption overwrites it, or after
-        // encryption wrote it.
-        unsafe {
-            if dir == Direction::Decrypt {
-                core::ptr::copy_nonoverlapping(src, ct, len);
-            }
-            self.tag = key.crypt_short(dir, &self.core.j0, &self.held[..aad], src, dst, len);
-            if dir == Direction::Encrypt {
-                core::ptr::copy_nonoverlapping(dst, ct, len);
-            }
-        }
-        let blocks = len.div_ceil(BLOCK);
-        let c = u32::from_be_bytes([
-            self.core.j0[12],
-            self.core.j0[13],
-            self.core.j0[14],
-            self.core.j0[15],
-        ]);
-        self.core.ctr[12..].copy_from_slice(&c.wrapping_add(1 + blocks as u32).to_be_bytes());
-        self.core.data_len = len as u64;
-        self.held_len += len as u8;
-        self.open_len = (len % BLOCK) as u8;
-        self.provisional = true;
-        self.phase = Phase::Data;
-    }
-
-    /// More data after [`Message::first_data_short`]: drops the provisional tag and
-    /// recovers what the regular path keeps — the tag mask, and the keystream of the
-    /// block left open (the counter just before `ctr`).
-    fn resume(&mut self, key: &Key) {
-        self.provisional = false;
-        wipe_bytes(&mut self.tag);
-        self.mask = self.core.j0;
-        if self.open_len > 0 {
-            let mut ks = self.core.ctr;
-            let c = u32::from_be_bytes([ks[12], ks[13], ks[14], ks[15]]).wrapping_sub(1);
-            ks[12..].copy_from_slice(&c.to_be_bytes());
-            key.encrypt_block2(&mut ks, &mut self.mask);
-            self.keystream = ks;
-        } else {
-            key.encrypt_block(&mut self.mask);
-        }
-        self.mask_ready = true;
     }
 
     /// Continues the partial block a previous call left open; returns the bytes used.
@@ -556,7 +500,12 @@ impl Message {
             return Err(Error::InvalidLength);
         }
         self.finalize(key)?;
-        out.copy_from_slice(&self.tag[..out.len()]);
+        if let Ok(full) = <&mut [u8; 16]>::try_from(&mut *out) {
+            // The usual full tag as one 16-byte copy, not a memcpy call.
+            *full = self.tag;
+        } else {
+            out.copy_from_slice(&self.tag[..out.len()]);
+        }
         Ok(())
     }
 

@@ -27,8 +27,9 @@ pub fn seal(
 }
 
 /// [`seal`] on raw pointers; `src == dst` (in place) is allowed. A whole message needs
-/// no buffering: AAD goes to GHASH directly, the data's whole blocks through the fused
-/// kernel with E(K, J0) as one more lane, the tail through one keystream block.
+/// no buffering: it is one backend call, the one-pass short path when it fits, else the
+/// whole-message one (AAD, the fused kernel with E(K, J0) beside it, the tail and the
+/// lengths block).
 ///
 /// # Safety
 /// `src` readable and `dst` writable for `len` bytes; equal or disjoint.
@@ -49,44 +50,20 @@ pub(crate) unsafe fn seal_raw(
         tag.copy_from_slice(&full[..tag.len()]);
         return Ok(());
     }
-    core.aad(key, aad);
-    let blocks = len / BLOCK;
-    let tail = len % BLOCK;
-    let mut mask = core.j0;
-    if blocks > 0 {
-        // SAFETY: both buffers hold `len` ≥ 16*blocks bytes.
-        unsafe { core.blocks(key, Direction::Encrypt, src, dst, blocks, Some(&mut mask)) };
-    }
-    if tail > 0 {
-        let mut ks = if blocks > 0 {
-            core.next_keystream(key)
-        } else {
-            let (ks, m) = core.next_keystream_and_mask(key);
-            mask = m;
-            ks
-        };
-        let mut ct = [0u8; 16];
-        // SAFETY: the last `tail` bytes of both buffers.
-        unsafe {
-            let off = blocks * BLOCK;
-            xor_keystream(
-                Direction::Encrypt,
-                src.add(off),
-                dst.add(off),
-                &ks[..tail],
-                Some(&mut ct),
-            );
-        }
-        key.ghash(&mut core.y, &ct);
-        core.data_len += tail as u64;
-        wipe_bytes(&mut ks);
-    } else if blocks == 0 {
-        key.encrypt_block(&mut mask);
-    }
-    let mut full = core.finish_masked(key, &mask);
+    // SAFETY: forwarded from the caller.
+    let mut full = unsafe {
+        key.crypt_message(
+            Direction::Encrypt,
+            &core.j0,
+            aad,
+            src,
+            dst,
+            len,
+            &mut core.y,
+        )
+    };
     tag.copy_from_slice(&full[..tag.len()]);
     wipe_bytes(&mut full);
-    wipe_bytes(&mut mask);
     core.wipe();
     Ok(())
 }

@@ -45,6 +45,23 @@ pub(super) unsafe fn ctr_block(c: uint32x4_t, i: u32) -> uint8x16_t {
     unsafe { vrev32q_u8(vreinterpretq_u8_u32(ctr_add(c, i))) }
 }
 
+/// A zero-padded block from two little-endian halves.
+#[inline(always)]
+pub(super) unsafe fn from_halves(v: [u64; 2]) -> uint8x16_t {
+    // SAFETY: NEON is part of the AArch64 baseline.
+    unsafe { vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(v[0]), vcreate_u64(v[1]))) }
+}
+
+/// A block as two little-endian halves.
+#[inline(always)]
+pub(super) unsafe fn to_halves(v: uint8x16_t) -> [u64; 2] {
+    // SAFETY: NEON baseline.
+    unsafe {
+        let w = vreinterpretq_u64_u8(v);
+        [vgetq_lane_u64::<0>(w), vgetq_lane_u64::<1>(w)]
+    }
+}
+
 /// `groups` whole groups from `src` to `dst`: advances the native counter and the GHASH
 /// state (natural bit order).
 pub(super) type GroupKernel<K> =
@@ -115,9 +132,9 @@ pub(super) unsafe fn crypt<K, const GROUP: usize>(
 /// Attributes (`#[inline]`, `#[target_feature]`) come first; the caller's target features
 /// must include the instruction's.
 macro_rules! vector_insn {
-    ($($(#[$attr:meta])* fn $name:ident($($arg:ident),+) = $insn:literal;)+) => {$(
+    ($($(#[$attr:meta])* $vis:vis fn $name:ident($($arg:ident),+) = $insn:literal;)+) => {$(
         $(#[$attr])*
-        unsafe fn $name($($arg: uint8x16_t),+) -> uint8x16_t {
+        $vis unsafe fn $name($($arg: uint8x16_t),+) -> uint8x16_t {
             let r: uint8x16_t;
             // SAFETY: one register-only instruction, no memory or flags; the target
             // features (of this function or of every caller) guarantee it exists.

@@ -239,6 +239,13 @@ unsafe fn crypt_tail<const ENC: bool>(
     // SAFETY: `src`/`dst` hold 16*n bytes (caller's contract); features enabled; the
     // indices are ≤ n ≤ 7 (public) and < rounds + 1 ≤ 15.
     unsafe {
+        if n == 0 {
+            // Only E(K, J0), after whole groups: one block, no lanes to set up.
+            if let Some(j) = j0 {
+                vst1q_u8(j.as_mut_ptr(), aes_block(k, vld1q_u8(j.as_ptr())));
+            }
+            return;
+        }
         let mut ks = [vdupq_n_u8(0); GROUP];
         for (i, b) in ks.iter_mut().enumerate().take(n) {
             *b = ctr_block(*c, i as u32);

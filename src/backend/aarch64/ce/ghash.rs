@@ -13,18 +13,19 @@
 //! and a tail of 1..=7 blocks aggregated with H^n..H^1.
 
 use super::{CeKey, GROUP};
-use crate::backend::aarch64::common::vector_insn;
+use crate::backend::aarch64::common::{from_halves, vector_insn};
+use crate::backend::partial::load_partial;
 use core::arch::aarch64::*;
 
 vector_insn! {
     /// Carry-less 64×64 product of the low lanes, as a 128-bit vector.
     #[inline]
     #[target_feature(enable = "neon,aes")]
-    fn pmull_lo(a, b) = "pmull {r:v}.1q, {a:v}.1d, {b:v}.1d";
+    pub(super) fn pmull_lo(a, b) = "pmull {r:v}.1q, {a:v}.1d, {b:v}.1d";
     /// Carry-less 64×64 product of the high lanes.
     #[inline]
     #[target_feature(enable = "neon,aes")]
-    fn pmull_hi(a, b) = "pmull2 {r:v}.1q, {a:v}.2d, {b:v}.2d";
+    pub(super) fn pmull_hi(a, b) = "pmull2 {r:v}.1q, {a:v}.2d, {b:v}.2d";
     /// Both low 64-bit halves: (a.lo, b.lo).
     #[inline]
     #[target_feature(enable = "neon")]
@@ -283,11 +284,10 @@ pub(super) unsafe fn ghash(k: &CeKey, y: &mut [u8; 16], mut data: *const u8, blo
             data = data.add(16 * GHASH_BLOCKS * iterations);
         }
         let mut left = blocks % GHASH_BLOCKS;
-        let p = load_h(k);
         if left >= GROUP {
             let x: [uint8x16_t; GROUP] =
                 core::array::from_fn(|i| vrbitq_u8(vld1q_u8(data.add(16 * i))));
-            acc = ghash8(&p, acc, &x);
+            acc = ghash8(&load_h(k), acc, &x);
             data = data.add(16 * GROUP);
             left -= GROUP;
         }
@@ -295,5 +295,26 @@ pub(super) unsafe fn ghash(k: &CeKey, y: &mut [u8; 16], mut data: *const u8, blo
             acc = ghash_tail(k, acc, data, left);
         }
         vst1q_u8(y.as_mut_ptr(), vrbitq_u8(acc));
+    }
+}
+
+/// GHASH of `len` bytes onto `y`, the last partial block zero-padded in a register.
+#[target_feature(enable = "neon,aes")]
+pub(super) unsafe fn ghash_bytes(k: &CeKey, y: &mut [u8; 16], data: *const u8, len: usize) {
+    let whole = len / 16;
+    // SAFETY: `data` holds `len` bytes (caller's contract); features enabled.
+    unsafe {
+        if whole > 0 {
+            ghash(k, y, data, whole);
+        }
+        let rest = len % 16;
+        if rest > 0 {
+            let x = vrbitq_u8(from_halves(load_partial(data.add(16 * whole), rest)));
+            let acc = veorq_u8(vrbitq_u8(vld1q_u8(y.as_ptr())), x);
+            let h = vld1q_u8(k.h[0].as_ptr());
+            let mut sum = Acc::new();
+            sum.mul_add(acc, h, vld1q_u8(k.hk[0].as_ptr()));
+            vst1q_u8(y.as_mut_ptr(), vrbitq_u8(sum.reduce()));
+        }
     }
 }

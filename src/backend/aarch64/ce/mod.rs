@@ -23,6 +23,8 @@
 //! - `aes.rs`: AES of one or two blocks, round keys in registers, the three-way XOR;
 //! - `ghash.rs`: the Karatsuba accumulator and its reduction, the eight-block
 //!   aggregation, GHASH tails and the GHASH-only loop;
+//! - `short.rs`: whole short messages in one pass (exact AES lanes, one GHASH
+//!   reduction, partial blocks in registers);
 //! - `crypt.rs`: the kernels the fused entry (`../common.rs`) runs: one stitched kernel
 //!   per key size, direction and variant (`kernel_enc_aes128`, …, the names
 //!   `scripts/model-arm.sh` looks for), the first group and the tails; and CTR alone;
@@ -34,6 +36,7 @@ mod crypt;
 mod ghash;
 mod key;
 mod loops;
+mod short;
 
 use crate::backend::aarch64::common;
 use crate::backend::{Backend, Direction, Material, Plain};
@@ -116,6 +119,11 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         unsafe { ghash::ghash(m.view(), y, data, blocks) }
     }
 
+    unsafe fn ghash_bytes(m: &Material, y: &mut [u8; 16], data: *const u8, len: usize) {
+        // SAFETY: forwarded contract; CPU support checked at key setup.
+        unsafe { ghash::ghash_bytes(m.view(), y, data, len) }
+    }
+
     unsafe fn crypt(
         m: &Material,
         dir: Direction,
@@ -135,5 +143,76 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
     unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {
         // SAFETY: forwarded contract; CPU support checked at key setup.
         unsafe { crypt::ctr_only(m.view(), ctr, src, dst, blocks) }
+    }
+
+    const SHORT_DATA_BLOCKS: usize = short::DATA_BLOCKS;
+    const SHORT_HASH_BLOCKS: usize = short::HASH_BLOCKS;
+
+    unsafe fn crypt_short(
+        m: &Material,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> [u8; 16] {
+        let enc = dir == Direction::Encrypt;
+        // SAFETY: forwarded contract; CPU support checked at key setup.
+        unsafe { short::short(m.view(), enc, j0, aad, src, dst, len, None).0 }
+    }
+
+    unsafe fn crypt_message(
+        m: &Material,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        y: &mut [u8; 16],
+    ) -> [u8; 16] {
+        let k: &CeKey = m.view();
+        let blocks = len / 16;
+        let mut ctr = crate::backend::short::first_counter(j0);
+        *y = [0; 16];
+        // SAFETY: forwarded contract (`src`/`dst` hold the whole blocks and the `len % 16`
+        // bytes after them); CPU support checked at key setup.
+        unsafe {
+            ghash::ghash_bytes(k, y, aad.as_ptr(), aad.len());
+            if blocks > 0 {
+                Self::crypt(m, dir, &mut ctr, y, src, dst, blocks, None);
+            }
+            let lens = (aad.len() as u64, len as u64);
+            let enc = dir == Direction::Encrypt;
+            let off = 16 * blocks;
+            short::finish(
+                k,
+                enc,
+                j0,
+                &ctr,
+                y,
+                src.add(off),
+                dst.add(off),
+                len % 16,
+                lens,
+            )
+        }
+    }
+
+    unsafe fn open_short(
+        m: &Material,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        tag: &[u8],
+    ) -> bool {
+        // SAFETY: forwarded contract; CPU support checked at key setup.
+        let (mut full, ok) =
+            unsafe { short::short(m.view(), false, j0, aad, src, dst, len, Some(tag)) };
+        crate::secret::wipe_bytes(&mut full);
+        ok
     }
 }
