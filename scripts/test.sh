@@ -51,6 +51,12 @@ case $(dpkg --print-architecture 2>/dev/null || uname -m) in
   *) host=$(uname -m) ;;
 esac
 cross=0; [ "$host" = x86_64 ] && cross=1
+# .cargo/config.toml runs the ARM targets' binaries under qemu-user (cross runs); on an ARM
+# host its own target's binaries run directly (`env` as the runner just executes them).
+if [ $cross = 0 ]; then
+  rust_host=$(rustc -vV | sed -n 's/^host: //p')
+  export "CARGO_TARGET_$(echo "$rust_host" | tr 'a-z-' 'A-Z_')_RUNNER=env"
+fi
 if [ $cross = 0 ] && [ -n "$only" ] && [ "$only" != native ]; then
   echo "--only $only runs on x86_64 hosts; on this $host host: --only native"; exit 0
 fi
