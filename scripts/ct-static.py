@@ -2,7 +2,7 @@
 """Static constant-time check of the built library's backend kernels (docs/constant-time.md).
 
 For backends that valgrind cannot run (x86_64-vaes: valgrind hides VAES; aarch64-ce-eor3:
-valgrind 3.19 has no SHA3 instructions) and as a second opinion for the others: every
+valgrind 3.19 has no SHA3 instructions; arm-ce: armhf valgrind hides AES/PMULL) and as a second opinion for the others: every
 function of a backend's modules is disassembled (llvm-objdump-19) and run through a taint
 analysis (scripts/ct_static/) which proves that no conditional branch, memory address,
 indirect jump, division or variable-time library call depends on data that may be secret
@@ -10,7 +10,7 @@ indirect jump, division or variable-time library call depends on data that may b
 (scripts/ct-static.txt). Functions are selected by their demangled Rust path, so the check
 follows code that moves between files; each backend must match its required kernels.
 
-usage: ct-static.py --lib LIB --arch x86_64|aarch64 [--backend NAME] [--verbose]
+usage: ct-static.py --lib LIB --arch x86_64|aarch64|armv7 [--backend NAME] [--verbose]
        ct-static.py --selftest    the checker must flag a deliberately leaky function
 Prints one line per backend and "N passed, M failed".
 """
@@ -23,11 +23,11 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ct_static import a64, elf, engine, x86  # noqa: E402
+from ct_static import a32, a64, elf, engine, x86  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OBJDUMP = os.environ.get("LLVM_OBJDUMP", "llvm-objdump-19")
-ARCHES = {"x86_64": (x86, x86.X86()), "aarch64": (a64, a64.A64())}
+ARCHES = {"x86_64": (x86, x86.X86()), "aarch64": (a64, a64.A64()), "armv7": (a32, a32.A32())}
 
 
 def read_table(path):
@@ -70,12 +70,20 @@ def relocations(lib, starts):
     return got
 
 
+def thumb_functions(lib):
+    """Functions whose symbol has the Thumb bit set (odd address)."""
+    out = subprocess.run(["readelf", "-sW", "--demangle", lib], capture_output=True, text=True).stdout
+    return {strip_hash(p[7]) for p in (line.split(None, 7) for line in out.splitlines())
+            if len(p) == 8 and p[3] == "FUNC" and re.fullmatch(r"[0-9a-f]+", p[1])
+            and int(p[1], 16) & 1}
+
+
 # Callees that never return (Rust's panics and aborts): no fall-through after the call.
 NORETURN = re.compile(r"panic|_fail\b|unwrap_failed|expect_failed|\babort\b|::die$|handle_alloc_error")
 
 
-def disassemble(lib):
-    out = subprocess.run([OBJDUMP, "-d", "--demangle", "--no-show-raw-insn", lib],
+def disassemble(lib, extra=()):
+    out = subprocess.run([OBJDUMP, "-d", "--demangle", "--no-show-raw-insn", *extra, lib],
                          capture_output=True, text=True, check=True).stdout
     funcs, name, body = [], None, []
     for line in out.splitlines():
@@ -97,7 +105,7 @@ def strip_hash(name):
 
 def check(lib, arch_name, table, only=None, verbose=False):
     mod, arch = ARCHES[arch_name]
-    raw = disassemble(lib)
+    raw = disassemble(lib, getattr(mod, "OBJDUMP_ARGS", ()))
     image = elf.Image(lib)
     starts = {int(body[0].split(":")[0], 16): strip_hash(name) for name, body in raw
               if body and re.match(r"\s*[0-9a-f]+:", body[0])}
@@ -115,6 +123,9 @@ def check(lib, arch_name, table, only=None, verbose=False):
         m = re.fullmatch(r"(\S+)@plt", name)
         if m and body:
             plt[int(body[0].split(":")[0], 16)] = m.group(1)
+        if name == ".plt" and hasattr(mod, "plt_entries"):  # no @plt symbols (AArch32)
+            plt.update(mod.plt_entries(body, got))
+    thumb = thumb_functions(lib) if arch_name == "armv7" else set()
     passed = failed = 0
     for (backend, _), spec in table.items():
         if spec["arch"] != arch_name or (only and backend not in only):
@@ -137,12 +148,14 @@ def check(lib, arch_name, table, only=None, verbose=False):
                 if not i.is_call:
                     continue
                 callee = plt.get(i.call) or starts.get(i.call) or symbol_of(i.text).strip("<>")
+                i.callee = callee
                 if callee in x86.VT_CALLS:
                     i.vt_call = callee
                 if NORETURN.search(callee or ""):
                     i.stop = True
             funcs.append(engine.Function(short, insns))
-        problems = []
+        problems = [f"{n}: a Thumb function (the decoder reads A32)" for n in
+                    sorted({f.name for f in funcs} & thumb)]
         missing = [r for r in spec["require"] if not any(r in f.name for f in funcs)]
         if missing:
             problems.append(f"required kernels not found: {', '.join(missing)}")
@@ -193,6 +206,7 @@ def check(lib, arch_name, table, only=None, verbose=False):
 SELFTEST = {
     "x86_64": ("gcc", "-O2"),
     "aarch64": ("aarch64-linux-gnu-gcc", "-O2"),
+    "armv7": ("arm-linux-gnueabihf-gcc", "-O2 -marm -march=armv7-a -mfpu=neon -mfloat-abi=hard"),
 }
 LEAKY_C = r"""
 #include <immintrin.h>
@@ -234,7 +248,7 @@ def selftest():
         with tempfile.TemporaryDirectory() as d:
             src, lib = os.path.join(d, "leaky.c"), os.path.join(d, "leaky.so")
             open(src, "w").write(LEAKY_C if arch_name == "x86_64" else LEAKY_A64)
-            r = subprocess.run([cc, opt, "-shared", "-fPIC", "-o", lib, src],
+            r = subprocess.run([cc, *opt.split(), "-shared", "-fPIC", "-o", lib, src],
                                capture_output=True, text=True)
             if r.returncode != 0:
                 print(f"selftest {arch_name}: cannot build the leaky library: {r.stderr[:200]}")
