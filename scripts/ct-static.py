@@ -73,9 +73,9 @@ def relocations(lib, starts):
 
 
 def thumb_functions(lib):
-    """Functions whose symbol has the Thumb bit set (odd address)."""
-    out = subprocess.run(["readelf", "-sW", "--demangle", lib], capture_output=True, text=True).stdout
-    return {strip_hash(p[7]) for p in (line.split(None, 7) for line in out.splitlines())
+    """Start addresses of the functions whose symbol has the Thumb bit set (odd value)."""
+    out = subprocess.run(["readelf", "-sW", lib], capture_output=True, text=True).stdout
+    return {int(p[1], 16) - 1 for p in (line.split(None, 7) for line in out.splitlines())
             if len(p) == 8 and p[3] == "FUNC" and re.fullmatch(r"[0-9a-f]+", p[1])
             and int(p[1], 16) & 1}
 
@@ -156,8 +156,8 @@ def check(lib, arch_name, table, only=None, verbose=False):
                 if NORETURN.search(callee or ""):
                     i.stop = True
             funcs.append(engine.Function(short, insns))
-        problems = [f"{n}: a Thumb function (the decoder reads A32)" for n in
-                    sorted({f.name for f in funcs} & thumb)]
+        problems = [f"{f.name}: a Thumb function (the decoder reads A32)" for f in funcs
+                    if f.insns and f.insns[0].addr in thumb]
         missing = [r for r in spec["require"] if not any(r in f.name for f in funcs)]
         if missing:
             problems.append(f"required kernels not found: {', '.join(missing)}")

@@ -22,8 +22,6 @@ from .engine import UNKNOWN_OFF, Arch, Insn, Mem
 OBJDUMP_ARGS = ["--triple=armv8a-linux-gnueabihf", "--mattr=+crypto,+neon"]
 
 
-
-
 class A32(Arch):
     args = ["r0", "r1", "r2", "r3"]
     ret_regs = ["r0", "r1"]
