@@ -11,7 +11,8 @@
 #             valgrind 3.19 has no SHA3, so it hides aarch64-ce-eor3), and the static check
 #             of the AArch64 kernels (aarch64-ce covers the -eor3 loops).
 #   armv7     Debian's armhf valgrind under qemu-arm -cpu cortex-a15 (arm-neon, soft; under
-#             -cpu max valgrind hides AES/PMULL, so arm-ce has the argument of docs/constant-time.md).
+#             -cpu max valgrind hides AES/PMULL), and the static check of the AArch32 kernels
+#             (arm-ce's only machine-code check; arm-neon and soft as a second opinion).
 #
 # Every mode also proves the check can fail: the harness's deliberately leaky function
 # (--leak) must be reported, and the library built WITHOUT ct-validation must be reported
@@ -112,7 +113,7 @@ else bad "control: the library without ct-validation was NOT reported (${n:-?} e
 case $mode in
 native) arch=$(uname -m); [ "$arch" = x86_64 ] || [ "$arch" = aarch64 ] || arch="" ;; # the host's
 aarch64) arch=aarch64 ;;
-*) arch="" ;;
+armv7) arch=armv7 ;;
 esac
 if [ -n "$arch" ]; then
   out=$(python3 scripts/ct-static.py --lib "$plainlib/libstitchgcm.so" --arch $arch)
@@ -123,7 +124,7 @@ if [ -n "$arch" ]; then
 fi
 if [ $mode = native ]; then
   if python3 scripts/ct-static.py --selftest >"$work/static-selftest.log" 2>&1; then
-    ok "control: ct-static flags its leaky functions on x86_64 and aarch64"
+    ok "control: ct-static flags its leaky functions on x86_64, aarch64 and armv7"
   else bad "control: ct-static --selftest, see $work/static-selftest.log"; fi
 fi
 finish

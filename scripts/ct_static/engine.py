@@ -31,6 +31,9 @@ labels are used); the analysis iterates over all functions until nothing changes
 from dataclasses import dataclass, field
 
 SECRET = "S"
+# An offset the decoder cannot know (a base moved by a register): labels through it name
+# no table entry, and a stack address with it reads every slot.
+UNKNOWN_OFF = 1 << 40
 
 
 @dataclass
@@ -67,13 +70,15 @@ class Insn:
     const: bool = False  # result is a constant (adrp, mov imm, lea from pc)
     divide: bool = False
     vt_call: str | None = None  # call to a variable-time routine (name)
+    callee: str | None = None  # name of a direct call's target (set by the driver)
     gather: bool = False  # memory address from vector lanes
     unknown: bool = False
     stack_store_from_vector: int = 0  # bytes of vector data stored to a stack slot
-    push: str | None = None
-    pop: str | None = None
+    push: str | list | None = None  # register(s) saved (a list: A32 push/stm to sp)
+    pop: str | list | None = None  # register(s) restored
     keep_prov: bool = False  # writes[0] = reads[0] + constant (pointer provenance kept)
     const_addr: bool = False  # writes[0] = the address of constant data (lea x(%rip), adrp)
+    keep_const: bool = False  # writes[0] = reads[0] + a register: stays inside a constant table
     targets: list = field(default_factory=list)  # jump-table targets (resolved by the driver)
     base_update: tuple | None = None  # (register, offset): writeback addressing
     public_load: str | None = None  # the kernel table explains why this load is public
@@ -87,6 +92,9 @@ class Arch:
     ret_regs: list
     caller_saved: list
     stack_regs: set
+    slot = 8  # bytes of a stack slot (the width of a general register)
+    sp_prov = False  # track sp offsets (registers derived from sp address the frame)
+    flow_slots = False  # stack slots per program point (spill slots reused for other values)
 
 
 def label_str(labels):
@@ -119,8 +127,10 @@ def _pass(fn, arch, summaries, call_args, slots, pushed):
     n = len(fn.insns)
     init_regs = {r: fn.entry.get(r, frozenset()) for r in arch.args}
     init_prov = {r: (f"a{i}", 0) for i, r in enumerate(arch.args)}
+    if arch.sp_prov:
+        init_prov["sp"] = ("sp", 0)
     states = [None] * n
-    states[0] = (init_regs, init_prov, frozenset())
+    states[0] = (init_regs, init_prov, frozenset(), {})
     pushed_in = pushed
     slots_grew = False
     work = [0]
@@ -137,14 +147,25 @@ def _pass(fn, arch, summaries, call_args, slots, pushed):
             fn.sinks[key] = fn.sinks.get(key, frozenset()) | labels
 
     def stack_base(ins, m, prov):
+        if arch.sp_prov and m.index is None and prov.get(m.base, ("",))[0] == "sp":
+            return True
         return m.base in arch.stack_regs and m.index is None
+
+    def slot_key(m, prov):
+        """(base, offset) of a stack operand; with sp_prov, registers derived from sp
+        name the same slots as sp (offsets from sp at entry)."""
+        if arch.sp_prov and prov.get(m.base, ("",))[0] == "sp":
+            off = prov[m.base][1] + m.disp
+            return ("sp", off) if abs(off) < UNKNOWN_OFF // 2 else ("sp?", 0)
+        return m.base, m.disp
 
     while work:
         i = work.pop()
-        regs, prov, flags = states[i]
+        regs, prov, flags, fslots = states[i]
         ins = fn.insns[i]
         regs = dict(regs)
         prov = dict(prov)
+        fslots = dict(fslots)
         st = (regs, prov, flags)
         src = frozenset().union(*(reg(st, r) for r in ins.reads)) if ins.reads else frozenset()
         # Memory operands: address sinks, loads and stores.
@@ -161,8 +182,11 @@ def _pass(fn, arch, summaries, call_args, slots, pushed):
                 elif m.base == "pc" and m.index is None:
                     pass
                 elif stack_base(ins, m, prov):
-                    for (b, d), lab in slots.items():
-                        if b == m.base and d < m.disp + m.size and m.disp < d + 8:
+                    kb, kd = slot_key(m, prov)
+                    if arch.flow_slots and kb != "sp":  # an unknown offset: any slot
+                        loaded |= frozenset().union(*fslots.values())
+                    for (b, d), lab in (fslots if arch.flow_slots else slots).items():
+                        if b == "*" or b == kb and d < kd + m.size and kd < d + arch.slot:
                             loaded |= lab
                 elif m.base in prov and prov[m.base][0] == "const":
                     pass  # a table in read-only data (the index is checked above)
@@ -171,11 +195,25 @@ def _pass(fn, arch, summaries, call_args, slots, pushed):
                     loaded |= {f"L:{a}+{off + m.disp:#x}"}
                 else:
                     loaded |= {SECRET}
+            if m.store and arch.flow_slots:
+                for r in ins.reads:  # a stack address stored anywhere: the frame escapes
+                    if prov.get(r, ("",))[0] == "sp":
+                        fslots[("esc", prov[r][1])] = frozenset()
             if m.store and stack_base(ins, m, prov):
                 val = src if not ins.stack_store_from_vector else frozenset({SECRET})
                 size = max(m.size, ins.stack_store_from_vector)
-                for d in range(m.disp - m.disp % 8, m.disp + size, 8):
-                    key = (m.base, d)
+                kb, kd = slot_key(m, prov)
+                if arch.flow_slots:
+                    # Per program point: a store replaces the slots it covers whole.
+                    if kb != "sp":
+                        fslots[("*", 0)] = fslots.get(("*", 0), frozenset()) | val
+                        continue
+                    for d in range(kd - kd % arch.slot, kd + size, arch.slot):
+                        whole = kd <= d and d + arch.slot <= kd + size
+                        fslots[("sp", d)] = val | (frozenset() if whole else fslots.get(("sp", d), frozenset()))
+                    continue
+                for d in range(kd - kd % arch.slot, kd + size, arch.slot):
+                    key = (kb, d)
                     if not val <= slots.get(key, frozenset()):
                         slots[key] = slots.get(key, frozenset()) | val
                         slots_grew = True
@@ -202,7 +240,18 @@ def _pass(fn, arch, summaries, call_args, slots, pushed):
         if ins.writes_flags:
             flags = value
         if ins.push:
-            pushed = pushed | reg(st, ins.push)
+            for r in [ins.push] if isinstance(ins.push, str) else ins.push:
+                pushed = pushed | reg(st, r)
+        fills_public = ins.callee == "memset" and not reg(st, arch.args[1])
+        if ins.is_call and arch.flow_slots and not fills_public:
+            # The callee may write wherever a stack address it can see points: from the
+            # lowest such address up to the frame's top, the slots become secret (memset
+            # with a public byte writes public values: slots keep their labels).
+            esc = [prov[r][1] for r in arch.args if prov.get(r, ("",))[0] == "sp"]
+            esc += [d for (b, d) in fslots if b == "esc"]
+            if esc:
+                for d in range(min(esc) - min(esc) % arch.slot, 0, arch.slot):
+                    fslots[("sp", d)] = fslots.get(("sp", d), frozenset()) | {SECRET}
         if ins.is_call:
             for r in arch.args:
                 if ins.call is not None:
@@ -216,10 +265,14 @@ def _pass(fn, arch, summaries, call_args, slots, pushed):
                 regs[r] = result
             flags = frozenset({SECRET})
         elif not ins.flags_only:
+            pops = [ins.pop] if isinstance(ins.pop, str) else ins.pop or []
             for k, r in enumerate(ins.writes):
-                regs[r] = value if r != ins.pop else pushed
+                regs[r] = value if r not in pops else pushed
                 if ins.const_addr:
                     prov[r] = ("const", 0)
+                elif (ins.keep_const and k == 0 and ins.reads
+                      and prov.get(ins.reads[0], ("",))[0] == "const"):
+                    prov[r] = prov[ins.reads[0]]  # the index stays in the value's labels
                 elif ins.keep_prov and k == 0 and ins.reads and ins.reads[0] in prov:
                     a, off = prov[ins.reads[0]]
                     prov[r] = (a, off + ins.prov_off)
@@ -242,7 +295,7 @@ def _pass(fn, arch, summaries, call_args, slots, pushed):
                 succ.append(i + 1)
             if ins.jump is not None and ins.jump not in fn.index:
                 fn.tail_jumps.append(ins.addr)  # a direct jump out: a tail call
-        new = (regs, prov, flags)
+        new = (regs, prov, flags, fslots)
         for j in succ:
             old = states[j]
             if old is None:
@@ -261,8 +314,13 @@ def _pass(fn, arch, summaries, call_args, slots, pushed):
             merged_flags = old[2] | flags
             if merged_flags != old[2]:
                 changed = True
+            merged_slots = dict(old[3])
+            for k, lab in fslots.items():
+                if not lab <= merged_slots.get(k, frozenset()):
+                    merged_slots[k] = merged_slots.get(k, frozenset()) | lab
+                    changed = True
             if changed:
-                states[j] = (merged_regs, merged_prov, merged_flags)
+                states[j] = (merged_regs, merged_prov, merged_flags, merged_slots)
                 work.append(j)
     fn.ret_labels = ret_labels
     fn.unknown = [ins for ins in fn.insns if ins.unknown]
