@@ -20,7 +20,7 @@
 use super::ghash::{pmull_hi, pmull_lo};
 use super::CeKey;
 use crate::backend::aarch64::common::{ctr_add, ctr_block, ctr_to_native, from_halves, to_halves};
-use crate::backend::partial::{load_partial, store_partial};
+use crate::backend::partial::{load_partial, store_partial, PARTIAL_MASK};
 use core::arch::aarch64::*;
 
 /// Data blocks per call (a partial last block counts as one): eight AES lanes with J0.
@@ -42,17 +42,12 @@ macro_rules! unrolled {
     };
 }
 
-/// The halves of a mask of the first `n` (0 < `n` < 16) bytes of a block.
+/// The halves of a mask of the first `n` (≤ 16) bytes of a block, from `PARTIAL_MASK`.
 #[inline(always)]
 fn mask_halves(n: usize) -> [u64; 2] {
-    let ones = |bytes: usize| {
-        if bytes >= 8 {
-            u64::MAX
-        } else {
-            (1u64 << (8 * bytes)) - 1
-        }
-    };
-    [ones(n), if n > 8 { ones(n - 8) } else { 0 }]
+    let m = &PARTIAL_MASK[16 - n..32 - n];
+    let half = |i: usize| u64::from_le_bytes(m[i..i + 8].try_into().expect("8 bytes"));
+    [half(0), half(8)]
 }
 
 /// Round key `i` at `rk`.
