@@ -142,7 +142,16 @@ impl Core {
         core
     }
 
-    fn with_j0(j0: [u8; 16]) -> Core {
+    /// J0 alone, for callers that need no counter or accumulator (a one-pass message).
+    #[inline(always)]
+    pub(crate) fn j0(key: &impl BlockKey, iv: &[u8]) -> [u8; 16] {
+        if let Ok(iv96) = <&[u8; 12]>::try_from(iv) {
+            return Core::start_96(iv96).j0;
+        }
+        Core::start(key, iv).j0
+    }
+
+    pub(crate) fn with_j0(j0: [u8; 16]) -> Core {
         let mut ctr = j0;
         inc32(&mut ctr);
         Core {

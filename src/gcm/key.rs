@@ -144,6 +144,7 @@ impl Key {
     ///
     /// # Safety
     /// `src` readable and `dst` writable for `len` bytes; equal or disjoint.
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn crypt_short(
         &self,

@@ -43,13 +43,14 @@ pub(crate) unsafe fn seal_raw(
     tag: &mut [u8],
 ) -> Result<(), Error> {
     check_lengths(iv, aad, len, tag.len())?;
-    let mut core = Core::start(key, iv);
+    let j0 = Core::j0(key, iv);
     if key.fits_short(aad.len(), len) {
         // SAFETY: forwarded from the caller.
-        let full = unsafe { key.crypt_short(Direction::Encrypt, &core.j0, aad, src, dst, len) };
-        tag.copy_from_slice(&full[..tag.len()]);
+        let full = unsafe { key.crypt_short(Direction::Encrypt, &j0, aad, src, dst, len) };
+        copy_tag(tag, &full);
         return Ok(());
     }
+    let mut core = Core::with_j0(j0);
     // SAFETY: forwarded from the caller.
     let mut full = unsafe {
         key.crypt_message(
@@ -62,10 +63,21 @@ pub(crate) unsafe fn seal_raw(
             &mut core.y,
         )
     };
-    tag.copy_from_slice(&full[..tag.len()]);
+    copy_tag(tag, &full);
     wipe_bytes(&mut full);
     core.wipe();
     Ok(())
+}
+
+/// The first `tag.len()` bytes of `full`: the usual full tag as one 16-byte copy, not a
+/// memcpy call.
+#[inline(always)]
+fn copy_tag(tag: &mut [u8], full: &[u8; 16]) {
+    if let Ok(t) = <&mut [u8; 16]>::try_from(&mut *tag) {
+        *t = *full;
+    } else {
+        tag.copy_from_slice(&full[..tag.len()]);
+    }
 }
 
 /// The length rules of a one-shot call: a tag of 4, 8 or 12..=16 bytes, an IV of at least
@@ -109,12 +121,13 @@ pub(crate) unsafe fn open_raw(
     tag: &[u8],
 ) -> Result<(), Error> {
     check_lengths(iv, aad, len, tag.len())?;
-    let mut core = Core::start(key, iv);
+    let j0 = Core::j0(key, iv);
     if key.fits_short(aad.len(), len) {
         // SAFETY: forwarded from the caller.
-        let ok = unsafe { key.open_short(&core.j0, aad, src, dst, len, tag) };
+        let ok = unsafe { key.open_short(&j0, aad, src, dst, len, tag) };
         return if ok { Ok(()) } else { Err(Error::TagMismatch) };
     }
+    let mut core = Core::with_j0(j0);
     core.aad(key, aad);
     let start_ctr = core.ctr;
     let ct: &[u8] = if len == 0 {

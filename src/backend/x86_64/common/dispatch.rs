@@ -103,6 +103,7 @@ macro_rules! x86_backend {
                 const SHORT_DATA_BLOCKS: usize = crate::backend::x86_64::common::short::DATA_BLOCKS;
                 const SHORT_HASH_BLOCKS: usize = crate::backend::x86_64::common::short::HASH_BLOCKS;
 
+                #[inline(always)]
                 unsafe fn crypt_short(
                     m: &Material,
                     dir: Direction,
@@ -122,6 +123,7 @@ macro_rules! x86_backend {
                     }
                 }
 
+                #[inline(always)]
                 unsafe fn open_short(
                     m: &Material,
                     j0: &[u8; 16],

@@ -54,8 +54,9 @@ unsafe fn block_at(p: *const u8, i: usize, len: usize) -> __m128i {
 
 /// One pass over a message within the limits from its J0: returns the full tag and
 /// whether the output was written — always, unless `verify` holds a tag (opening) that
-/// the computed one does not start with.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+/// the computed one does not start with. (Only the choice of lanes, inlined into the
+/// caller: one call per message.)
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn short<const ENC: bool>(
     k: &XKey,
@@ -66,7 +67,7 @@ pub(crate) unsafe fn short<const ENC: bool>(
     len: usize,
     verify: Option<&[u8]>,
 ) -> ([u8; 16], bool) {
-    // SAFETY: forwarded contract; features enabled.
+    // SAFETY: forwarded contract (the caller checked the CPU's features).
     unsafe {
         match len.div_ceil(16) {
             0 | 1 => short_lanes::<ENC, 2>(k, j0, aad, src, dst, len, verify),
