@@ -91,12 +91,17 @@ impl Message {
 
     /// Ends whatever message was in progress and starts a new one in place with `iv` (at
     /// least one byte). On error the message is left idle.
+    #[inline]
     pub fn restart(&mut self, key: &Key, iv: &[u8]) -> Result<(), Error> {
         self.end();
         if iv.is_empty() || iv.len() as u64 > MAX_AAD {
             return Err(Error::InvalidLength);
         }
-        self.core = Core::start(key, iv);
+        self.core = if let Ok(iv96) = <&[u8; 12]>::try_from(iv) {
+            Core::start_96(iv96) // the usual IV, inline: no call, no key
+        } else {
+            Core::start(key, iv)
+        };
         self.held_len = 0;
         self.open_len = 0;
         self.mask_ready = false;
@@ -107,6 +112,7 @@ impl Message {
     }
 
     /// Ends the message in progress (its secrets wiped) and leaves this one idle.
+    #[inline]
     pub fn end(&mut self) {
         match self.phase {
             Phase::Idle => return,
@@ -162,6 +168,7 @@ impl Message {
     }
 
     /// Adds associated data; any length, any number of calls, before the first data.
+    #[inline]
     pub fn aad(&mut self, key: &Key, aad: &[u8]) -> Result<(), Error> {
         if self.phase != Phase::Aad {
             return Err(Error::InvalidState);
@@ -281,7 +288,46 @@ impl Message {
     ///
     /// # Safety
     /// `src` readable and `dst` writable for `len` bytes; they are equal or disjoint.
+    #[inline]
     pub(crate) unsafe fn crypt_raw(
+        &mut self,
+        key: &Key,
+        dir: Direction,
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> Result<(), Error> {
+        // The usual first (and only) data call of a short message, all its AAD held: the
+        // backend's one pass, with the checks of `crypt_general` that apply (the phase is
+        // Aad, so no data came yet and the length limit is the whole one).
+        if self.phase == Phase::Aad && self.whole_message() && len as u64 <= MAX_DATA {
+            let aad = self.held_len as usize;
+            let end = aad.next_multiple_of(BLOCK) + len.next_multiple_of(BLOCK);
+            if end + BLOCK <= HOLD && key.fits_short(aad, len) {
+                // SAFETY: forwarded from the caller; room in `held` checked above.
+                unsafe { self.first_data_short(key, dir, src, dst, len) };
+                return Ok(());
+            }
+        }
+        // SAFETY: forwarded from the caller.
+        unsafe { self.crypt_general(key, dir, src, dst, len) }
+    }
+
+    /// Whether all the AAD so far is held and the one-pass paths may take the first data:
+    /// not after `before_rekey`, whose mask is the old key's, nor after `set_counter` (the
+    /// one pass counts from J0). Both are flags set by the call order: comparing counter
+    /// blocks would branch on J0, which for IVs other than 96 bits is derived from the key.
+    #[inline(always)]
+    fn whole_message(&self) -> bool {
+        self.core.aad_len == self.held_len as u64 && !self.mask_ready && !self.counter_moved
+    }
+
+    /// [`Message::crypt_raw`] for everything but the one pass of a short message.
+    ///
+    /// # Safety
+    /// As for [`Message::crypt_raw`].
+    #[inline(never)]
+    unsafe fn crypt_general(
         &mut self,
         key: &Key,
         dir: Direction,
@@ -297,15 +343,9 @@ impl Message {
             return Err(Error::InvalidLength);
         }
         if self.phase == Phase::Aad {
-            let aad = self.held_len as usize;
-            let end = aad.next_multiple_of(BLOCK) + len.next_multiple_of(BLOCK);
-            // (Not after `before_rekey`, whose mask is the old key's, nor after
-            // `set_counter`: the one pass counts from J0. Both are flags, set by the call
-            // order: comparing counter blocks would branch on J0, which for IVs other than
-            // 96 bits is derived from the key.)
-            let whole_message =
-                self.core.aad_len == aad as u64 && !self.mask_ready && !self.counter_moved;
-            if whole_message {
+            if self.whole_message() {
+                let aad = self.held_len as usize;
+                let end = aad.next_multiple_of(BLOCK) + len.next_multiple_of(BLOCK);
                 // SAFETY (both): forwarded from the caller.
                 if end + BLOCK <= HOLD && key.fits_short(aad, len) {
                     unsafe { self.first_data_short(key, dir, src, dst, len) };
@@ -455,7 +495,18 @@ impl Message {
         self.open_len = len as u8;
     }
 
+    /// The provisional tag becomes the message's (the message ends after its data so far).
+    #[inline(always)]
+    fn end_provisional(&mut self) {
+        debug_assert!(self.phase == Phase::Data);
+        self.provisional = false;
+        self.held_len = 0;
+        self.open_len = 0;
+        self.phase = Phase::Done;
+    }
+
     /// Computes the tag: the rest of `held` and the lengths block in one GHASH call.
+    #[inline(never)]
     fn finalize(&mut self, key: &Key) -> Result<(), Error> {
         match self.phase {
             Phase::Idle => return Err(Error::InvalidState),
@@ -463,10 +514,7 @@ impl Message {
             Phase::Aad | Phase::Data => {}
         }
         if self.provisional {
-            self.provisional = false;
-            self.held_len = 0;
-            self.open_len = 0;
-            self.phase = Phase::Done;
+            self.end_provisional();
             return Ok(());
         }
         self.pad_held();
@@ -495,11 +543,17 @@ impl Message {
 
     /// Writes the first `out.len()` bytes of the tag (4, 8 or 12..=16). Ends the message:
     /// further data is refused; repeated calls return the same tag.
+    #[inline]
     pub fn tag(&mut self, key: &Key, out: &mut [u8]) -> Result<(), Error> {
         if !tag_len_ok(out.len()) {
             return Err(Error::InvalidLength);
         }
-        self.finalize(key)?;
+        if self.provisional {
+            // The usual case: the one pass of the only data call computed the tag.
+            self.end_provisional();
+        } else {
+            self.finalize(key)?;
+        }
         if let Ok(full) = <&mut [u8; 16]>::try_from(&mut *out) {
             // The usual full tag as one 16-byte copy, not a memcpy call.
             *full = self.tag;

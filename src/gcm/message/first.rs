@@ -20,6 +20,7 @@ impl Message {
     /// # Safety
     /// As for [`Message::crypt_raw`]; `held` has room for the padded AAD and data and
     /// the lengths block.
+    #[inline(always)]
     pub(super) unsafe fn first_data_short(
         &mut self,
         key: &Key,

@@ -38,20 +38,6 @@ unsafe fn to_halves(v: __m128i) -> [u64; 2] {
     }
 }
 
-/// Block `i` of `len` bytes at `p` (the last one zero-padded if partial).
-#[inline(always)]
-unsafe fn block_at(p: *const u8, i: usize, len: usize) -> __m128i {
-    let left = len - 16 * i;
-    // SAFETY: block `i` starts inside the `len` readable bytes (callers check).
-    unsafe {
-        if left >= 16 {
-            load(p.add(16 * i))
-        } else {
-            from_halves(load_partial(p.add(16 * i), left))
-        }
-    }
-}
-
 /// One pass over a message within the limits from its J0: returns the full tag and
 /// whether the output was written — always, unless `verify` holds a tag (opening) that
 /// the computed one does not start with. (Only the choice of lanes, inlined into the
@@ -115,34 +101,42 @@ unsafe fn short_lanes<const ENC: bool, const LANES: usize>(
             *l = _mm_aesenclast_si128(*l, last);
         }
 
-        // GHASH: block j of `total` takes H^(total - j), stored at h[16 - total + j].
+        // GHASH: block j of `total` takes H^(total - j), stored at h[16 - total + j]. Whole
+        // blocks in plain loops, then at most one partial block each for AAD and data.
         let mut sum = Acc::new();
-        let mut j = 16 - total;
+        let (hp, hkp) = (k.h.as_ptr().add(16 - total), k.hk.as_ptr().add(16 - total));
+        let mut j = 0;
         let mut hash = |x: __m128i| {
             sum.mul_add(
                 _mm_shuffle_epi8(x, bs),
-                load(k.h[j].as_ptr()),
-                load(k.hk[j].as_ptr()),
+                load(hp.add(j) as *const u8),
+                load(hkp.add(j) as *const u8),
             );
             j += 1;
         };
-        for i in 0..a {
-            hash(block_at(aad.as_ptr(), i, aad.len()));
+        let (aad_whole, aad_left) = (aad.len() / 16, aad.len() % 16);
+        for i in 0..aad_whole {
+            hash(load(aad.as_ptr().add(16 * i)));
         }
+        if aad_left > 0 {
+            hash(from_halves(load_partial(
+                aad.as_ptr().add(16 * aad_whole),
+                aad_left,
+            )));
+        }
+        let (whole, left) = (len / 16, len % 16);
         let mut out = [_mm_setzero_si128(); LANES];
-        for (i, o) in out.iter_mut().enumerate().take(n) {
-            let x = block_at(src, i, len);
-            *o = _mm_xor_si128(x, lanes[i + 1]);
-            let left = len - 16 * i;
-            if ENC {
-                if left < 16 {
-                    let mask = load(PARTIAL_MASK.as_ptr().add(16 - left));
-                    *o = _mm_and_si128(*o, mask);
-                }
-                hash(*o);
-            } else {
-                hash(x);
-            }
+        for i in 0..whole {
+            let x = load(src.add(16 * i));
+            out[i] = _mm_xor_si128(x, lanes[i + 1]);
+            hash(if ENC { out[i] } else { x });
+        }
+        if left > 0 {
+            let x = from_halves(load_partial(src.add(16 * whole), left));
+            let o = _mm_xor_si128(x, lanes[whole + 1]);
+            // The keystream past the data is masked off (the padded block is hashed).
+            out[whole] = _mm_and_si128(o, load(PARTIAL_MASK.as_ptr().add(16 - left)));
+            hash(if ENC { out[whole] } else { x });
         }
         let bits = _mm_set_epi64x((aad.len() as i64) << 3, (len as i64) << 3);
         sum.mul_add(bits, load(k.h[15].as_ptr()), load(k.hk[15].as_ptr()));
@@ -155,13 +149,11 @@ unsafe fn short_lanes<const ENC: bool, const LANES: usize>(
             None => true,
         };
         if release {
-            for (i, o) in out.iter().enumerate().take(n) {
-                let left = len - 16 * i;
-                if left >= 16 {
-                    store(dst.add(16 * i), *o);
-                } else {
-                    store_partial(dst.add(16 * i), to_halves(*o), left);
-                }
+            for (i, o) in out.iter().enumerate().take(whole) {
+                store(dst.add(16 * i), *o);
+            }
+            if left > 0 {
+                store_partial(dst.add(16 * whole), to_halves(out[whole]), left);
             }
         }
         (tag, release)
