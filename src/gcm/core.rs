@@ -126,20 +126,30 @@ impl Core {
     }
 
     /// [`Core::start`] for a 96-bit IV, which needs no key: J0 = IV‖0^31‖1.
+    #[inline(always)]
     pub(crate) fn start_96(iv: &[u8; 12]) -> Core {
+        let mut core = Core::zeroed();
+        core.restart_96(iv);
+        core
+    }
+
+    /// Starts a message with a 96-bit IV in place (no temporary to copy).
+    #[inline(always)]
+    pub(crate) fn restart_96(&mut self, iv: &[u8; 12]) {
         // J0 and inc32(J0) are built in registers and each written with one 16-byte
         // store: the kernels load them as blocks right away, and a block assembled from
         // narrower stores would not be store-forwarded.
         let lo = u64::from_le_bytes(iv[..8].try_into().unwrap());
         let iv_hi = u64::from(u32::from_le_bytes(iv[8..].try_into().unwrap()));
-        let mut core = Core::zeroed();
-        // SAFETY: `j0` and `ctr` are 16 writable bytes each.
+        // SAFETY: `j0`, `ctr` and `y` are 16 writable bytes each.
         unsafe {
             // The big-endian counter's low byte is the block's last: bits 56.. of `hi`.
-            store_block(core.j0.as_mut_ptr(), [lo, iv_hi | (1 << 56)]);
-            store_block(core.ctr.as_mut_ptr(), [lo, iv_hi | (2 << 56)]);
+            store_block(self.j0.as_mut_ptr(), [lo, iv_hi | (1 << 56)]);
+            store_block(self.ctr.as_mut_ptr(), [lo, iv_hi | (2 << 56)]);
+            store_block(self.y.as_mut_ptr(), [0, 0]);
         }
-        core
+        self.aad_len = 0;
+        self.data_len = 0;
     }
 
     /// J0 alone, for callers that need no counter or accumulator (a one-pass message).

@@ -91,17 +91,17 @@ impl Message {
 
     /// Ends whatever message was in progress and starts a new one in place with `iv` (at
     /// least one byte). On error the message is left idle.
-    #[inline]
+    #[inline(always)]
     pub fn restart(&mut self, key: &Key, iv: &[u8]) -> Result<(), Error> {
         self.end();
         if iv.is_empty() || iv.len() as u64 > MAX_AAD {
             return Err(Error::InvalidLength);
         }
-        self.core = if let Ok(iv96) = <&[u8; 12]>::try_from(iv) {
-            Core::start_96(iv96) // the usual IV, inline: no call, no key
+        if let Ok(iv96) = <&[u8; 12]>::try_from(iv) {
+            self.core.restart_96(iv96); // the usual IV, inline: no call, no key
         } else {
-            Core::start(key, iv)
-        };
+            self.core = Core::start(key, iv);
+        }
         self.held_len = 0;
         self.open_len = 0;
         self.mask_ready = false;

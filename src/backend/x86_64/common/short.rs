@@ -1,7 +1,8 @@
 //! Whole short messages in one pass, for both x86_64 backends (a handful of blocks gains
 //! nothing from 256-bit registers): E(K, J0) and up to seven counter blocks run AES
-//! round-major as two, four or eight lanes — AES is latency-bound here, so a few unused
-//! lanes cost little, and three lane counts keep the kernels few — and
+//! round-major as two, four, five or eight lanes — AES is latency-bound here, so a few
+//! unused lanes cost little, and four lane counts keep the kernels few; five is the
+//! 64-byte message's exact count, which would waste three lanes of eight — and
 //! GHASH over the AAD, the ciphertext and the lengths block is one aggregated sum over
 //! H^n..H^1 with one reduction. Partial blocks are read and written in registers
 //! (`backend/partial.rs`); the partial last ciphertext block is masked to its length
@@ -58,6 +59,7 @@ pub(crate) unsafe fn short<const ENC: bool>(
         match len.div_ceil(16) {
             0 | 1 => short_lanes::<ENC, 2>(k, j0, aad, src, dst, len, verify),
             2 | 3 => short_lanes::<ENC, 4>(k, j0, aad, src, dst, len, verify),
+            4 => short_lanes::<ENC, 5>(k, j0, aad, src, dst, len, verify),
             _ => short_lanes::<ENC, 8>(k, j0, aad, src, dst, len, verify),
         }
     }
