@@ -256,6 +256,28 @@ pub(crate) trait Backend {
         unsafe { short::crypt::<Self>(m, dir, j0, aad, src, dst, len) }
     }
 
+    /// [`Backend::crypt_short`] that also writes the ciphertext, zero-padded to whole
+    /// blocks, at `hold` (the streaming API keeps it in case more data follows). The
+    /// default copies it around `crypt_short`; a one-pass kernel stores the blocks it
+    /// hashes.
+    ///
+    /// # Safety
+    /// As for [`Backend::crypt_short`]; `hold` writable for `len` rounded up to a block.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn crypt_short_hold(
+        m: &Material,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        hold: *mut u8,
+    ) -> [u8; 16] {
+        // SAFETY: forwarded contract.
+        unsafe { short::crypt_hold::<Self>(m, dir, j0, aad, src, dst, len, hold) }
+    }
+
     /// A whole message of any length in one call, from its J0: `len` bytes from `src` to
     /// `dst` (CTR from inc32(J0)), and the full tag returned — GHASH from zero over the
     /// zero-padded AAD, the zero-padded ciphertext and the lengths block, masked with

@@ -8,6 +8,7 @@
 //! with registers to spare replaces this with a straight-line pass (see the `SHORT_*`
 //! limits and `crypt_short` in the trait).
 
+use super::partial::{load_partial, store_block};
 use super::Backend;
 use crate::secret::{ct_eq, wipe_bytes};
 
@@ -116,6 +117,62 @@ pub(crate) unsafe fn crypt<B: Backend + ?Sized>(
     wipe_bytes(&mut mask);
     wipe_bytes(&mut data);
     tag
+}
+
+/// Copies `len` (< 16 * 8) bytes from `src` to `to` as 16-byte blocks, the last one
+/// zero-padded and read in registers: no memcpy call for the few blocks of a short
+/// message. (A loop over the blocks became a memcpy call; with a fixed trip count and a
+/// condition in the body it is unrolled instead.)
+///
+/// # Safety
+/// `src` readable for `len` bytes; `to` writable for `len` rounded up to a block.
+#[inline(always)]
+pub(crate) unsafe fn copy_padded(src: *const u8, to: *mut u8, len: usize) {
+    const MAX: usize = 8 * 16;
+    debug_assert!(len < MAX);
+    let whole = len / 16 * 16;
+    // SAFETY (whole body): inside the lengths of the contract.
+    unsafe {
+        for i in (0..MAX - 16).step_by(16) {
+            if i < whole {
+                core::ptr::copy_nonoverlapping(src.add(i), to.add(i), 16);
+            }
+        }
+        if len > whole {
+            store_block(to.add(whole), load_partial(src.add(whole), len - whole));
+        }
+    }
+}
+
+/// The default `crypt_short_hold`: [`Backend::crypt_short`], and the ciphertext copied
+/// to `hold` (before an in-place decryption overwrites it, or after encryption wrote it).
+///
+/// # Safety
+/// As for [`Backend::crypt_short_hold`].
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) unsafe fn crypt_hold<B: Backend + ?Sized>(
+    m: &super::Material,
+    dir: super::Direction,
+    j0: &[u8; 16],
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    hold: *mut u8,
+) -> [u8; 16] {
+    let enc = dir == super::Direction::Encrypt;
+    // SAFETY: forwarded contract.
+    unsafe {
+        if !enc {
+            copy_padded(src, hold, len);
+        }
+        let tag = B::crypt_short(m, dir, j0, aad, src, dst, len);
+        if enc {
+            copy_padded(dst, hold, len);
+        }
+        tag
+    }
 }
 
 /// The generic `open_short`: the tag over the ciphertext first, then (only when its

@@ -162,6 +162,29 @@ impl Key {
         })
     }
 
+    /// [`Key::crypt_short`] that also leaves the zero-padded ciphertext at `hold`.
+    ///
+    /// # Safety
+    /// As for [`Key::crypt_short`]; `hold` writable for `len` rounded up to a block.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn crypt_short_hold(
+        &self,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        hold: *mut u8,
+    ) -> [u8; 16] {
+        debug_assert!(self.fits_short(aad.len(), len));
+        // SAFETY: forwarded from the caller.
+        with_backend!(self.backend(), B => unsafe {
+            B::crypt_short_hold(&self.material, dir, j0, aad, src, dst, len, hold)
+        })
+    }
+
     /// A whole message of any length in one backend call: the output, the full tag
     /// returned, and GHASH(AAD ‖ whole ciphertext blocks) in `y` (decryption releases
     /// the plaintext unverified).

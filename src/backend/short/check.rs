@@ -1,4 +1,5 @@
-//! A backend's one-pass short-message entries (`crypt_short`, `open_short`) called
+//! A backend's one-pass short-message entries (`crypt_short`, `crypt_short_hold`,
+//! `open_short`) called
 //! directly, so the path under test is certainly the one-pass one: every key size, every
 //! data length the limits allow (1–4 blocks and beyond, partial blocks included), AAD
 //! lengths around block boundaries, in place and out of place at unaligned offsets.
@@ -96,6 +97,21 @@ fn one<B: Backend>(m: &Material, j0: &[u8; 16], aad: &[u8], pt: &[u8], ct: &[u8]
             got = B::crypt_short(m, Direction::Decrypt, j0, aad, s, d, len)
         });
         assert_eq!((&out[..], &got), (pt, tag), "{}", what("decrypt", place));
+        // With the ciphertext kept: the same answers, and the zero-padded ciphertext in
+        // `hold` (the bytes after it untouched).
+        let padded = len.div_ceil(16) * 16;
+        let mut want_hold = ct.to_vec();
+        want_hold.resize(padded, 0);
+        want_hold.extend_from_slice(&[0xee; 16]);
+        for (dir, input, output) in [(Direction::Encrypt, pt, ct), (Direction::Decrypt, ct, pt)] {
+            let mut hold = vec![0xeeu8; padded + 16];
+            // SAFETY: as above; `hold` has room for the padded ciphertext.
+            let out = placed(input, place, |s, d| unsafe {
+                got = B::crypt_short_hold(m, dir, j0, aad, s, d, len, hold.as_mut_ptr())
+            });
+            let w = what(&format!("{dir:?} keeping the ciphertext"), place);
+            assert_eq!((&out[..], &got, &hold), (output, tag, &want_hold), "{w}");
+        }
         for (t, want) in [(&tag[..], true), (&tag[..12], true)] {
             let mut ok = false;
             // SAFETY: as above; the tag is at most 16 bytes.

@@ -4,7 +4,7 @@
 //! state is left where the regular path would have left it, so that more data can carry
 //! on after [`Message::resume`] drops the provisional tag.
 
-use super::{Direction, Message, Phase, BLOCK, HOLD};
+use super::{Direction, Message, Phase, BLOCK};
 use crate::backend::partial::{load_partial, store_block};
 use crate::gcm::core::BlockKey;
 use crate::gcm::Key;
@@ -33,18 +33,11 @@ impl Message {
         self.pad_held();
         let at = self.held_len as usize;
         let ct = self.held[at..].as_mut_ptr();
-        // SAFETY: `len` bytes of both buffers (caller's contract), room in `held`; the
-        // ciphertext is copied before an in-place decryption overwrites it, or after
-        // encryption wrote it.
-        unsafe {
-            if dir == Direction::Decrypt {
-                copy_padded(src, ct, len);
-            }
-            self.tag = key.crypt_short(dir, &self.core.j0, &self.held[..aad], src, dst, len);
-            if dir == Direction::Encrypt {
-                copy_padded(dst, ct, len);
-            }
-        }
+        // SAFETY: `len` bytes of both buffers (caller's contract), room in `held` for the
+        // padded ciphertext after the padded AAD.
+        self.tag = unsafe {
+            key.crypt_short_hold(dir, &self.core.j0, &self.held[..aad], src, dst, len, ct)
+        };
         self.counter_past(len.div_ceil(BLOCK));
         self.core.data_len = len as u64;
         self.held_len += len as u8;
@@ -126,29 +119,5 @@ impl Message {
             key.encrypt_block(&mut self.mask);
         }
         self.mask_ready = true;
-    }
-}
-
-/// Copies `len` (< `HOLD`) bytes from `src` to `to` as 16-byte blocks, the last one
-/// zero-padded and read in registers: no memcpy call for the few blocks of a short
-/// message. (A loop over the blocks became a memcpy call; with a fixed trip count and a
-/// condition in the body it is unrolled instead.)
-///
-/// # Safety
-/// `src` readable for `len` bytes; `to` writable for `len` rounded up to a block.
-#[inline(always)]
-unsafe fn copy_padded(src: *const u8, to: *mut u8, len: usize) {
-    debug_assert!(len < HOLD);
-    let whole = len / BLOCK * BLOCK;
-    // SAFETY (whole body): inside the lengths of the contract.
-    unsafe {
-        for i in (0..HOLD - BLOCK).step_by(BLOCK) {
-            if i < whole {
-                core::ptr::copy_nonoverlapping(src.add(i), to.add(i), BLOCK);
-            }
-        }
-        if len > whole {
-            store_block(to.add(whole), load_partial(src.add(whole), len - whole));
-        }
     }
 }

@@ -157,9 +157,23 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         dst: *mut u8,
         len: usize,
     ) -> [u8; 16] {
+        // SAFETY: forwarded contract.
+        unsafe { Self::crypt_short_hold(m, dir, j0, aad, src, dst, len, core::ptr::null_mut()) }
+    }
+
+    unsafe fn crypt_short_hold(
+        m: &Material,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        hold: *mut u8,
+    ) -> [u8; 16] {
         let enc = dir == Direction::Encrypt;
         // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe { short::short(m.view(), enc, j0, aad, src, dst, len, None).0 }
+        unsafe { short::short(m.view(), enc, j0, aad, src, dst, len, None, hold).0 }
     }
 
     unsafe fn crypt_message(
@@ -210,8 +224,19 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         tag: &[u8],
     ) -> bool {
         // SAFETY: forwarded contract; CPU support checked at key setup.
-        let (mut full, ok) =
-            unsafe { short::short(m.view(), false, j0, aad, src, dst, len, Some(tag)) };
+        let (mut full, ok) = unsafe {
+            short::short(
+                m.view(),
+                false,
+                j0,
+                aad,
+                src,
+                dst,
+                len,
+                Some(tag),
+                core::ptr::null_mut(),
+            )
+        };
         crate::secret::wipe_bytes(&mut full);
         ok
     }

@@ -221,7 +221,8 @@ fn bits(aad_len: u64, len: u64) -> [u64; 2] {
 /// One pass over `N` data blocks (`len` bytes, `N` = ⌈len/16⌉) after `aad`, from `st`:
 /// returns the full tag, and whether the output was written — always, unless `verify`
 /// holds a tag (opening) that the computed one does not start with. With `CONT` the pass
-/// continues a message (`st.y` goes into its first block; there is no AAD).
+/// continues a message (`st.y` goes into its first block; there is no AAD). The hashed
+/// (zero-padded) ciphertext blocks are also stored at `hold` unless it is NULL.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn one_pass<const N: usize, const ENC: bool, const CONT: bool>(
@@ -232,6 +233,7 @@ unsafe fn one_pass<const N: usize, const ENC: bool, const CONT: bool>(
     dst: *mut u8,
     len: usize,
     verify: Option<&[u8]>,
+    hold: *mut u8,
 ) -> ([u8; 16], bool) {
     let a = aad.len().div_ceil(16);
     debug_assert!(N <= DATA_BLOCKS && len.div_ceil(16) == N && a + N < HASH_BLOCKS);
@@ -303,6 +305,9 @@ unsafe fn one_pass<const N: usize, const ENC: bool, const CONT: bool>(
             } else {
                 o
             };
+            if !hold.is_null() {
+                vst1q_u8(hold.add(16 * i), hashed);
+            }
             let mut h = vrbitq_u8(hashed);
             if CONT && i == 0 {
                 h = veorq_u8(h, st.y);
@@ -343,6 +348,7 @@ type Kernel = unsafe fn(
     *mut u8,
     usize,
     Option<&[u8]>,
+    *mut u8,
 ) -> ([u8; 16], bool);
 
 /// [`one_pass`] over a whole message, compiled for one data-block count and direction.
@@ -356,11 +362,12 @@ unsafe fn kernel<const N: usize, const ENC: bool>(
     dst: *mut u8,
     len: usize,
     verify: Option<&[u8]>,
+    hold: *mut u8,
 ) -> ([u8; 16], bool) {
     // SAFETY: forwarded contract; features enabled on this function.
     unsafe {
         let st = Start::message(j0, aad.len(), len);
-        one_pass::<N, ENC, false>(k, st, aad, src, dst, len, verify)
+        one_pass::<N, ENC, false>(k, st, aad, src, dst, len, verify, hold)
     }
 }
 
@@ -380,6 +387,7 @@ pub(super) unsafe fn short(
     dst: *mut u8,
     len: usize,
     verify: Option<&[u8]>,
+    hold: *mut u8,
 ) -> ([u8; 16], bool) {
     macro_rules! pick {
         ($($n:literal)*) => {
@@ -392,7 +400,7 @@ pub(super) unsafe fn short(
     }
     let f = pick!(0 1 2 3 4 5 6 7);
     // SAFETY: forwarded contract.
-    unsafe { f(k, j0, aad, src, dst, len, verify) }
+    unsafe { f(k, j0, aad, src, dst, len, verify, hold) }
 }
 
 /// The end of a longer message, after its whole blocks: the last `len` < 16 bytes (if
@@ -420,7 +428,7 @@ unsafe fn finish_kernel<const N: usize, const ENC: bool>(
             y: vrbitq_u8(vld1q_u8(y.as_ptr())),
             bits: bits(lens.0, lens.1),
         };
-        one_pass::<N, ENC, true>(k, st, &[], src, dst, len, None).0
+        one_pass::<N, ENC, true>(k, st, &[], src, dst, len, None, core::ptr::null_mut()).0
     }
 }
 

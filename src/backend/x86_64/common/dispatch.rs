@@ -113,12 +113,42 @@ macro_rules! x86_backend {
                     dst: *mut u8,
                     len: usize,
                 ) -> [u8; 16] {
+                    // SAFETY: forwarded contract.
+                    unsafe {
+                        Self::crypt_short_hold(
+                            m,
+                            dir,
+                            j0,
+                            aad,
+                            src,
+                            dst,
+                            len,
+                            core::ptr::null_mut(),
+                        )
+                    }
+                }
+
+                #[inline(always)]
+                unsafe fn crypt_short_hold(
+                    m: &Material,
+                    dir: Direction,
+                    j0: &[u8; 16],
+                    aad: &[u8],
+                    src: *const u8,
+                    dst: *mut u8,
+                    len: usize,
+                    hold: *mut u8,
+                ) -> [u8; 16] {
                     let k = m.view();
                     // SAFETY: forwarded contract; CPU support checked at key setup.
                     unsafe {
                         match dir {
-                            Direction::Encrypt => short::<true>(k, j0, aad, src, dst, len, None).0,
-                            Direction::Decrypt => short::<false>(k, j0, aad, src, dst, len, None).0,
+                            Direction::Encrypt => {
+                                short::<true>(k, j0, aad, src, dst, len, None, hold).0
+                            }
+                            Direction::Decrypt => {
+                                short::<false>(k, j0, aad, src, dst, len, None, hold).0
+                            }
                         }
                     }
                 }
@@ -134,8 +164,18 @@ macro_rules! x86_backend {
                     tag: &[u8],
                 ) -> bool {
                     // SAFETY: forwarded contract; CPU support checked at key setup.
-                    let (mut full, ok) =
-                        unsafe { short::<false>(m.view(), j0, aad, src, dst, len, Some(tag)) };
+                    let (mut full, ok) = unsafe {
+                        short::<false>(
+                            m.view(),
+                            j0,
+                            aad,
+                            src,
+                            dst,
+                            len,
+                            Some(tag),
+                            core::ptr::null_mut(),
+                        )
+                    };
                     crate::secret::wipe_bytes(&mut full);
                     ok
                 }

@@ -39,8 +39,9 @@ unsafe fn to_halves(v: __m128i) -> [u64; 2] {
     }
 }
 
-/// One pass over a message within the limits from its J0: returns the full tag and
-/// whether the output was written — always, unless `verify` holds a tag (opening) that
+/// One pass over a message within the limits from its J0 (the zero-padded ciphertext
+/// also stored at `hold` unless it is NULL): returns the full tag and whether the output
+/// was written — always, unless `verify` holds a tag (opening) that
 /// the computed one does not start with. (Only the choice of lanes, inlined into the
 /// caller: one call per message.)
 #[inline(always)]
@@ -53,14 +54,15 @@ pub(crate) unsafe fn short<const ENC: bool>(
     dst: *mut u8,
     len: usize,
     verify: Option<&[u8]>,
+    hold: *mut u8,
 ) -> ([u8; 16], bool) {
     // SAFETY: forwarded contract (the caller checked the CPU's features).
     unsafe {
         match len.div_ceil(16) {
-            0 | 1 => short_lanes::<ENC, 2>(k, j0, aad, src, dst, len, verify),
-            2 | 3 => short_lanes::<ENC, 4>(k, j0, aad, src, dst, len, verify),
-            4 => short_lanes::<ENC, 5>(k, j0, aad, src, dst, len, verify),
-            _ => short_lanes::<ENC, 8>(k, j0, aad, src, dst, len, verify),
+            0 | 1 => short_lanes::<ENC, 2>(k, j0, aad, src, dst, len, verify, hold),
+            2 | 3 => short_lanes::<ENC, 4>(k, j0, aad, src, dst, len, verify, hold),
+            4 => short_lanes::<ENC, 5>(k, j0, aad, src, dst, len, verify, hold),
+            _ => short_lanes::<ENC, 8>(k, j0, aad, src, dst, len, verify, hold),
         }
     }
 }
@@ -77,6 +79,7 @@ unsafe fn short_lanes<const ENC: bool, const LANES: usize>(
     dst: *mut u8,
     len: usize,
     verify: Option<&[u8]>,
+    hold: *mut u8,
 ) -> ([u8; 16], bool) {
     let n = len.div_ceil(16);
     let a = aad.len().div_ceil(16);
@@ -128,17 +131,24 @@ unsafe fn short_lanes<const ENC: bool, const LANES: usize>(
         }
         let (whole, left) = (len / 16, len % 16);
         let mut out = [_mm_setzero_si128(); LANES];
+        // The ciphertext blocks hashed are also kept at `hold` when the caller asks.
+        let mut hash_ct = |i: usize, c: __m128i| {
+            if !hold.is_null() {
+                store(hold.add(16 * i), c);
+            }
+            hash(c);
+        };
         for i in 0..whole {
             let x = load(src.add(16 * i));
             out[i] = _mm_xor_si128(x, lanes[i + 1]);
-            hash(if ENC { out[i] } else { x });
+            hash_ct(i, if ENC { out[i] } else { x });
         }
         if left > 0 {
             let x = from_halves(load_partial(src.add(16 * whole), left));
             let o = _mm_xor_si128(x, lanes[whole + 1]);
             // The keystream past the data is masked off (the padded block is hashed).
             out[whole] = _mm_and_si128(o, load(PARTIAL_MASK.as_ptr().add(16 - left)));
-            hash(if ENC { out[whole] } else { x });
+            hash_ct(whole, if ENC { out[whole] } else { x });
         }
         let bits = _mm_set_epi64x((aad.len() as i64) << 3, (len as i64) << 3);
         sum.mul_add(bits, load(k.h[15].as_ptr()), load(k.hk[15].as_ptr()));
