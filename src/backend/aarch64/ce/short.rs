@@ -354,6 +354,7 @@ type Kernel = unsafe fn(
 /// [`one_pass`] over a whole message, compiled for one data-block count and direction.
 #[inline(never)]
 #[target_feature(enable = "neon,aes")]
+#[allow(clippy::too_many_arguments)]
 unsafe fn kernel<const N: usize, const ENC: bool>(
     k: &CeKey,
     j0: &[u8; 16],
