@@ -129,26 +129,31 @@ unsafe fn short_lanes<const ENC: bool, const LANES: usize>(
                 aad_left,
             )));
         }
-        let (whole, left) = (len / 16, len % 16);
         let mut out = [_mm_setzero_si128(); LANES];
-        // The ciphertext blocks hashed are also kept at `hold` when the caller asks.
-        let mut hash_ct = |i: usize, c: __m128i| {
-            if !hold.is_null() {
-                store(hold.add(16 * i), c);
+        // The ciphertext blocks hashed are also kept at `hold` when the caller asks. A
+        // fixed trip count with the condition inside unrolls, `out` stays in registers.
+        for i in 0..LANES - 1 {
+            if i < n {
+                let left = len - 16 * i;
+                let (x, o) = if left >= 16 {
+                    let x = load(src.add(16 * i));
+                    (x, _mm_xor_si128(x, lanes[i + 1]))
+                } else {
+                    let x = from_halves(load_partial(src.add(16 * i), left));
+                    let o = _mm_xor_si128(x, lanes[i + 1]);
+                    // The keystream past the data is masked off (the padded block is hashed).
+                    (
+                        x,
+                        _mm_and_si128(o, load(PARTIAL_MASK.as_ptr().add(16 - left))),
+                    )
+                };
+                out[i] = o;
+                let c = if ENC { o } else { x };
+                if !hold.is_null() {
+                    store(hold.add(16 * i), c);
+                }
+                hash(c);
             }
-            hash(c);
-        };
-        for i in 0..whole {
-            let x = load(src.add(16 * i));
-            out[i] = _mm_xor_si128(x, lanes[i + 1]);
-            hash_ct(i, if ENC { out[i] } else { x });
-        }
-        if left > 0 {
-            let x = from_halves(load_partial(src.add(16 * whole), left));
-            let o = _mm_xor_si128(x, lanes[whole + 1]);
-            // The keystream past the data is masked off (the padded block is hashed).
-            out[whole] = _mm_and_si128(o, load(PARTIAL_MASK.as_ptr().add(16 - left)));
-            hash_ct(whole, if ENC { out[whole] } else { x });
         }
         let bits = _mm_set_epi64x((aad.len() as i64) << 3, (len as i64) << 3);
         sum.mul_add(bits, load(k.h[15].as_ptr()), load(k.hk[15].as_ptr()));
@@ -161,11 +166,15 @@ unsafe fn short_lanes<const ENC: bool, const LANES: usize>(
             None => true,
         };
         if release {
-            for (i, o) in out.iter().enumerate().take(whole) {
-                store(dst.add(16 * i), *o);
-            }
-            if left > 0 {
-                store_partial(dst.add(16 * whole), to_halves(out[whole]), left);
+            for (i, o) in out.iter().enumerate().take(LANES - 1) {
+                if i < n {
+                    let left = len - 16 * i;
+                    if left >= 16 {
+                        store(dst.add(16 * i), *o);
+                    } else {
+                        store_partial(dst.add(16 * i), to_halves(*o), left);
+                    }
+                }
             }
         }
         (tag, release)
