@@ -161,6 +161,7 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         unsafe { Self::crypt_short_hold(m, dir, j0, aad, src, dst, len, core::ptr::null_mut()) }
     }
 
+    #[inline(always)]
     unsafe fn crypt_short_hold(
         m: &Material,
         dir: Direction,
@@ -214,6 +215,7 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         }
     }
 
+    #[inline(always)]
     unsafe fn open_short(
         m: &Material,
         j0: &[u8; 16],

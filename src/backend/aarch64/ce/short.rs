@@ -378,6 +378,7 @@ unsafe fn kernel<const N: usize, const ENC: bool>(
 /// # Safety
 /// `src` readable and `dst` writable for `len` bytes, equal or disjoint; the message is
 /// within [`DATA_BLOCKS`] and [`HASH_BLOCKS`]; the CPU has AES and PMULL.
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn short(
     k: &CeKey,
