@@ -22,6 +22,7 @@ use crate::backend::partial::{load_partial, store_block};
 use crate::error::Error;
 use crate::secret::{ct_eq, wipe_bytes};
 
+mod fast;
 mod first;
 
 /// Bytes of AAD and ciphertext held back from GHASH (eight blocks).
@@ -93,15 +94,15 @@ impl Message {
     /// least one byte). On error the message is left idle.
     #[inline(always)]
     pub fn restart(&mut self, key: &Key, iv: &[u8]) -> Result<(), Error> {
+        if let Ok(iv96) = <&[u8; 12]>::try_from(iv) {
+            self.restart_96(iv96); // the usual IV, inline: no call, no key
+            return Ok(());
+        }
         self.end();
         if iv.is_empty() || iv.len() as u64 > MAX_AAD {
             return Err(Error::InvalidLength);
         }
-        if let Ok(iv96) = <&[u8; 12]>::try_from(iv) {
-            self.core.restart_96(iv96); // the usual IV, inline: no call, no key
-        } else {
-            self.core = Core::start(key, iv);
-        }
+        self.core = Core::start(key, iv);
         self.held_len = 0;
         self.open_len = 0;
         self.mask_ready = false;

@@ -123,6 +123,28 @@ pub(super) unsafe fn handle_ref<'a>(h: sgcm_cipher_hd_t) -> Result<&'a sgcm_ciph
     Ok(h)
 }
 
+/// The handle behind `h` when it is an open GCM handle with a key, for the fast paths of
+/// the per-record calls (each of them falls back to its general path otherwise, which
+/// then reports whatever is wrong).
+///
+/// # Safety
+/// As for [`handle`].
+#[inline(always)]
+unsafe fn keyed_gcm<'a>(h: sgcm_cipher_hd_t) -> Option<(&'a Key, &'a mut Message)> {
+    if h.is_null() {
+        return None;
+    }
+    // SAFETY: non-NULL and, by the caller's contract, a live handle from `open`.
+    let h = unsafe { &mut *h };
+    if h.magic != MAGIC_OPEN || h.rfc4106.is_some() {
+        return None;
+    }
+    match h.key.as_ref() {
+        Some(key) => Some((key, &mut h.msg)),
+        None => None,
+    }
+}
+
 /// # Safety
 /// `p` is NULL only when `len` is 0, else readable for `len` bytes.
 pub(super) unsafe fn input<'a>(p: *const c_void, len: usize) -> Result<&'a [u8], Error> {
@@ -247,6 +269,26 @@ pub unsafe extern "C" fn sgcm_cipher_setiv(
     iv: *const c_void,
     ivlen: usize,
 ) -> sgcm_error_t {
+    // The usual call (a 96-bit IV on a keyed GCM handle) first: what the general path
+    // below does for it, without its checks.
+    if ivlen == 12 && !iv.is_null() {
+        // SAFETY: forwarded contract; `iv` is readable for 12 bytes.
+        if let Some((_, msg)) = unsafe { keyed_gcm(h) } {
+            msg.restart_96(unsafe { &*(iv as *const [u8; 12]) });
+            return SGCM_ERR_NO_ERROR;
+        }
+    }
+    // SAFETY: forwarded contract.
+    unsafe { setiv_general(h, iv, ivlen) }
+}
+
+/// `sgcm_cipher_setiv` when its fast path does not apply (out of line, so that the fast
+/// path needs no stack frame).
+///
+/// # Safety
+/// As for `sgcm_cipher_setiv`.
+#[inline(never)]
+unsafe fn setiv_general(h: sgcm_cipher_hd_t, iv: *const c_void, ivlen: usize) -> sgcm_error_t {
     // SAFETY: forwarded contract.
     status((|| {
         let h = unsafe { handle(h)? };
@@ -272,6 +314,31 @@ pub unsafe extern "C" fn sgcm_cipher_setiv(
 /// `h` is an open handle; `aad` is readable for `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn sgcm_cipher_authenticate(
+    h: sgcm_cipher_hd_t,
+    aad: *const c_void,
+    len: usize,
+) -> sgcm_error_t {
+    // The usual call (a TLS or ESP header as the message's first AAD) first.
+    if len > 0 && len < 16 && !aad.is_null() {
+        // SAFETY: forwarded contract; `aad` is readable for `len` bytes.
+        if let Some((_, msg)) = unsafe { keyed_gcm(h) } {
+            let aad = unsafe { core::slice::from_raw_parts(aad as *const u8, len) };
+            if msg.first_short_aad(aad) {
+                return SGCM_ERR_NO_ERROR;
+            }
+        }
+    }
+    // SAFETY: forwarded contract.
+    unsafe { authenticate_general(h, aad, len) }
+}
+
+/// `sgcm_cipher_authenticate` when its fast path does not apply (out of line, so that the fast
+/// path needs no stack frame).
+///
+/// # Safety
+/// As for `sgcm_cipher_authenticate`.
+#[inline(never)]
+unsafe fn authenticate_general(
     h: sgcm_cipher_hd_t,
     aad: *const c_void,
     len: usize,
@@ -378,6 +445,26 @@ pub unsafe extern "C" fn sgcm_cipher_gettag(
     tag: *mut c_void,
     taglen: usize,
 ) -> sgcm_error_t {
+    // The usual call (the full tag after a one-pass data call) first.
+    if taglen >= SGCM_TAG_LEN && !tag.is_null() {
+        // SAFETY: forwarded contract; `tag` is writable for 16 bytes.
+        if let Some((_, msg)) = unsafe { keyed_gcm(h) } {
+            if msg.provisional_tag(unsafe { &mut *(tag as *mut [u8; 16]) }) {
+                return SGCM_ERR_NO_ERROR;
+            }
+        }
+    }
+    // SAFETY: forwarded contract.
+    unsafe { gettag_general(h, tag, taglen) }
+}
+
+/// `sgcm_cipher_gettag` when its fast path does not apply (out of line, so that the fast
+/// path needs no stack frame).
+///
+/// # Safety
+/// As for `sgcm_cipher_gettag`.
+#[inline(never)]
+unsafe fn gettag_general(h: sgcm_cipher_hd_t, tag: *mut c_void, taglen: usize) -> sgcm_error_t {
     status((|| {
         // SAFETY: forwarded contract.
         let h = unsafe { handle(h)? };

@@ -1,0 +1,55 @@
+//! The calls of a TLS record on a [`Message`] — a 96-bit IV, one piece of AAD shorter
+//! than a block, the tag after a one-pass data call — each in a few instructions, for
+//! front-ends that have already checked their own arguments. Each returns `false`,
+//! changing nothing, when the message is not in the state it expects; the caller then
+//! takes the general call, which gives the same answer for the same state.
+
+use super::{Message, Phase, BLOCK};
+use crate::backend::partial::{load_partial, store_block};
+use crate::secret::wipe_bytes;
+
+impl Message {
+    /// [`Message::restart`] with a 96-bit IV (which needs no key): always applies.
+    #[inline(always)]
+    pub(crate) fn restart_96(&mut self, iv: &[u8; 12]) {
+        match self.phase {
+            // After a tag only the tag is left to wipe: the core is overwritten below.
+            Phase::Done => wipe_bytes(&mut self.tag),
+            Phase::Idle => {}
+            Phase::Aad | Phase::Data => self.wipe(),
+        }
+        self.core.restart_96(iv);
+        self.held_len = 0;
+        self.open_len = 0;
+        self.mask_ready = false;
+        self.provisional = false;
+        self.counter_moved = false;
+        self.phase = Phase::Aad;
+    }
+
+    /// [`Message::aad`] for the first AAD of a message, 1..=15 bytes: one block store.
+    #[inline(always)]
+    pub(crate) fn first_short_aad(&mut self, aad: &[u8]) -> bool {
+        let n = aad.len();
+        if self.phase != Phase::Aad || self.held_len != 0 || self.core.aad_len != 0 {
+            return false;
+        }
+        debug_assert!(n > 0 && n < BLOCK);
+        // SAFETY: `aad` holds `n` (1..=15) readable bytes; `held` 16 writable at 0.
+        unsafe { store_block(self.held.as_mut_ptr(), load_partial(aad.as_ptr(), n)) };
+        self.held_len = n as u8;
+        self.core.aad_len = n as u64;
+        true
+    }
+
+    /// [`Message::tag`] for a full 16-byte tag that the one-pass data call computed.
+    #[inline(always)]
+    pub(crate) fn provisional_tag(&mut self, out: &mut [u8; 16]) -> bool {
+        if !self.provisional {
+            return false;
+        }
+        self.end_provisional();
+        *out = self.tag;
+        true
+    }
+}
