@@ -288,7 +288,8 @@ unsafe fn our_key<'a>(func: &str, gk: *const u8, h: &Header, tmp: &'a mut Option
 /// place and aligned.
 #[inline(always)]
 fn aligned_key_offset(gk: *const u8) -> usize {
-    (gk as usize + HEADER_BYTES).next_multiple_of(16) - gk as usize
+    let at = gk as usize;
+    (at.wrapping_add(HEADER_BYTES + 15) & !15).wrapping_sub(at)
 }
 
 /// Sets up `struct gcm_key` for AES with raw key `raw` (whose nettle schedule is already

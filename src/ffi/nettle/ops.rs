@@ -144,9 +144,24 @@ unsafe fn copy_part(tag: &[u8; 16], out: *mut u8, len: usize) {
 }
 
 /// `gcm_set_iv`: a fresh core for `iv`. A 96-bit IV needs no key (nettle does not read it
-/// then; it may be NULL).
+/// then; it may be NULL), and the usual call nothing but its core written.
 #[inline(always)]
 pub(super) unsafe fn set_iv(func: &str, ctx: *mut u8, gk: *const u8, len: usize, iv: *const u8) {
+    if len == 12 && !iv.is_null() && !ctx.is_null() {
+        // SAFETY: nettle's contract: 12 bytes at `iv`; the caller's 64-byte `struct
+        // gcm_ctx`, written without alignment.
+        unsafe {
+            let fresh = Core::start_96(&*(iv as *const [u8; 12]));
+            return (ctx as *mut Core).write_unaligned(fresh);
+        }
+    }
+    // SAFETY: forwarded.
+    unsafe { set_iv_general(func, ctx, gk, len, iv) }
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn set_iv_general(func: &str, ctx: *mut u8, gk: *const u8, len: usize, iv: *const u8) {
     // SAFETY: nettle's contract: `len` bytes at `iv`.
     let iv = unsafe { bytes(func, iv, len) };
     let fresh = match <&[u8; 12]>::try_from(iv) {
@@ -161,8 +176,6 @@ pub(super) unsafe fn set_iv(func: &str, ctx: *mut u8, gk: *const u8, len: usize,
     unsafe { (ctx as *mut Core).write_unaligned(fresh) };
 }
 
-#[cold]
-#[inline(never)]
 unsafe fn start_other(func: &str, gk: *const u8, iv: &[u8]) -> Core {
     let (mut copy, mut tmp) = (None, None);
     // SAFETY: forwarded; `header` validates.
