@@ -23,8 +23,8 @@
 //! the keyed size and the schedule in `cipher` is the one we expanded (a constant-time
 //! compare of a fingerprint on each call), else the generic path — `f` for the keystream
 //! and a portable GHASH keyed with H = f(0) from set-key time, exactly what nettle does.
-//! `ops.rs` runs the operations, on the fused key found in place without an engine when
-//! it can; `exports.rs` is the exported symbols.
+//! `ops.rs` runs the operations — on our key found in place with a few compares when it
+//! can, through the checks and copies below when not; `exports.rs` is the symbols.
 //!
 //! Misuse: nettle checks its call-order rules with `assert` (live in distribution builds)
 //! and aborts; so does this front-end, with the same condition text on stderr. A
