@@ -1,7 +1,8 @@
 //! The exported nettle functions: the generic `gcm_*` (any block cipher) and the AES ones
 //! (`gcm_aes{128,192,256}_*` and the deprecated `gcm_aes_*`), each a thin wrapper that
-//! finds the caller's structs and hands them to the operations of `mod.rs`.
+//! names the caller's structs and hands them to the operations of `ops.rs`.
 
+use super::ops::*;
 use super::*;
 
 // ------------------------------------------------------------------ generic gcm_*
@@ -57,7 +58,7 @@ pub unsafe extern "C" fn nettle_gcm_set_iv(
 ) {
     // SAFETY: nettle's contract for the arguments.
     unsafe {
-        op_set_iv(
+        set_iv(
             "nettle_gcm_set_iv",
             ctx as *mut u8,
             key as *const u8,
@@ -75,41 +76,9 @@ pub unsafe extern "C" fn nettle_gcm_update(
     length: usize,
     data: *const u8,
 ) {
+    let op = Update { len: length, data };
     // SAFETY: nettle's contract for the arguments.
-    unsafe {
-        op_update(
-            "nettle_gcm_update",
-            ctx as *mut u8,
-            key as *const u8,
-            length,
-            data,
-        )
-    }
-}
-
-/// What the generic encrypt, decrypt and digest do with their cipher arguments: the
-/// engine for (`key`, `cipher`, `f`), handed to `op`.
-unsafe fn with_generic<R>(
-    func: &str,
-    key: *const c_void,
-    cipher: *const c_void,
-    f: Option<nettle_cipher_func>,
-    op: impl FnOnce(&Engine) -> R,
-) -> R {
-    let gk = key as *const u8;
-    let mut copy = None;
-    // SAFETY: nettle's contract for the arguments; `header` validates.
-    let h = unsafe { header(func, gk, &mut copy) };
-    let Some(f) = f else {
-        die(func, "NULL cipher function")
-    };
-    let ecb = |out: &mut [u8], inp: &[u8]| {
-        // SAFETY: nettle's contract for `f`: ECB over whole blocks of `cipher`.
-        unsafe { f(cipher, inp.len(), out.as_mut_ptr(), inp.as_ptr()) }
-    };
-    let mut tmp = None;
-    // SAFETY: as above.
-    op(&unsafe { engine_for(func, gk, h, cipher, f, &ecb, &mut tmp) })
+    unsafe { ghash_call("nettle_gcm_update", ctx as *mut u8, key as *const u8, op) }
 }
 
 /// `void gcm_encrypt(struct gcm_ctx *ctx, const struct gcm_key *key, const void *cipher,
@@ -124,20 +93,22 @@ pub unsafe extern "C" fn nettle_gcm_encrypt(
     dst: *mut u8,
     src: *const u8,
 ) {
-    const FUNC: &str = "nettle_gcm_encrypt";
+    let op = Crypt {
+        dir: Direction::Encrypt,
+        len: length,
+        dst,
+        src,
+    };
     // SAFETY: nettle's contract for the arguments.
     unsafe {
-        with_generic(FUNC, key, cipher, f, |e| {
-            op_crypt(
-                FUNC,
-                e,
-                ctx as *mut u8,
-                Direction::Encrypt,
-                length,
-                dst,
-                src,
-            )
-        })
+        named_call(
+            "nettle_gcm_encrypt",
+            ctx as *mut u8,
+            key as *const u8,
+            cipher,
+            f,
+            op,
+        )
     }
 }
 
@@ -152,20 +123,22 @@ pub unsafe extern "C" fn nettle_gcm_decrypt(
     dst: *mut u8,
     src: *const u8,
 ) {
-    const FUNC: &str = "nettle_gcm_decrypt";
+    let op = Crypt {
+        dir: Direction::Decrypt,
+        len: length,
+        dst,
+        src,
+    };
     // SAFETY: nettle's contract for the arguments.
     unsafe {
-        with_generic(FUNC, key, cipher, f, |e| {
-            op_crypt(
-                FUNC,
-                e,
-                ctx as *mut u8,
-                Direction::Decrypt,
-                length,
-                dst,
-                src,
-            )
-        })
+        named_call(
+            "nettle_gcm_decrypt",
+            ctx as *mut u8,
+            key as *const u8,
+            cipher,
+            f,
+            op,
+        )
     }
 }
 
@@ -180,40 +153,24 @@ pub unsafe extern "C" fn nettle_gcm_digest(
     length: usize,
     digest: *mut u8,
 ) {
-    const FUNC: &str = "nettle_gcm_digest";
+    let op = Digest {
+        len: length,
+        out: digest,
+    };
     // SAFETY: nettle's contract for the arguments.
     unsafe {
-        with_generic(FUNC, key, cipher, f, |e| {
-            op_digest(FUNC, e, ctx as *mut u8, length, digest)
-        })
+        named_call(
+            "nettle_gcm_digest",
+            ctx as *mut u8,
+            key as *const u8,
+            cipher,
+            f,
+            op,
+        )
     }
 }
 
 // ------------------------------------------------------------------ gcm_aes{128,192,256}_* and gcm_aes_*
-
-/// The cipher context of a `struct gcm_aes*_ctx`: bare schedule, or `struct aes_ctx`.
-#[derive(Clone, Copy)]
-enum Layout {
-    Fixed(usize),
-    AesCtx,
-}
-
-unsafe fn aes_view(func: &str, ctx: *mut u8, layout: Layout) -> AesView {
-    if ctx.is_null() {
-        die(func, "NULL context");
-    }
-    // SAFETY: `ctx` is a caller's `struct gcm_aes*_ctx`; the cipher starts at 4160.
-    let cipher = unsafe { ctx.add(CIPHER_OFFSET) };
-    match layout {
-        Layout::Fixed(key_len) => AesView {
-            schedule: cipher,
-            key_len,
-        },
-        // nettle's aes_encrypt aborts on a bad key_size too.
-        Layout::AesCtx => unsafe { aes_ctx_view(cipher as *const c_void) }
-            .unwrap_or_else(|| die(func, "aes_ctx has an invalid key size")),
-    }
-}
 
 unsafe fn aes_set_key(func: &str, ctx: *mut u8, layout: Layout, key: *const u8, len: usize) {
     if ctx.is_null() {
@@ -242,27 +199,6 @@ unsafe fn aes_set_key(func: &str, ctx: *mut u8, layout: Layout, key: *const u8, 
     wipe_bytes(&mut h);
 }
 
-/// What the AES encrypt, decrypt and digest do with their context: the engine for the
-/// `struct gcm_aes*_ctx` at `ctx`, handed to `op` with the address of its `gcm_ctx`.
-unsafe fn with_aes<R>(
-    func: &str,
-    ctx: *mut u8,
-    layout: Layout,
-    op: impl FnOnce(&Engine, *mut u8) -> R,
-) -> R {
-    // SAFETY: nettle's contract: `ctx` is a `struct gcm_aes*_ctx` of this layout;
-    // `aes_view` and `header` validate.
-    unsafe {
-        let view = aes_view(func, ctx, layout);
-        let (mut copy, mut tmp) = (None, None);
-        let h = header(func, ctx, &mut copy);
-        op(
-            &engine_for_aes(func, ctx, h, view, &mut tmp),
-            ctx.add(GCM_CTX_OFFSET),
-        )
-    }
-}
-
 macro_rules! aes_variant {
     ($layout:expr, $set_iv:ident, $update:ident, $encrypt:ident, $decrypt:ident, $digest:ident) => {
         #[doc = concat!("`void ", stringify!($set_iv), "(ctx, size_t length, const uint8_t *iv)`")]
@@ -272,7 +208,7 @@ macro_rules! aes_variant {
             // SAFETY: nettle's contract; the gcm_ctx is at 4096, the gcm_key at 0.
             unsafe {
                 let gcm = if ctx.is_null() { ctx } else { ctx.add(GCM_CTX_OFFSET) };
-                op_set_iv(stringify!($set_iv), gcm, ctx, length, iv)
+                set_iv(stringify!($set_iv), gcm, ctx, length, iv)
             }
         }
 
@@ -280,10 +216,12 @@ macro_rules! aes_variant {
         #[no_mangle]
         pub unsafe extern "C" fn $update(ctx: *mut c_void, length: usize, data: *const u8) {
             let ctx = ctx as *mut u8;
+            // GHASH only, which our key does with the set-key-time H whatever the
+            // cipher context holds now: no schedule check.
             // SAFETY: as above.
             unsafe {
                 let gcm = if ctx.is_null() { ctx } else { ctx.add(GCM_CTX_OFFSET) };
-                op_update(stringify!($update), gcm, ctx, length, data)
+                ghash_call(stringify!($update), gcm, ctx, Update { len: length, data })
             }
         }
 
@@ -292,7 +230,7 @@ macro_rules! aes_variant {
         pub unsafe extern "C" fn $encrypt(ctx: *mut c_void, length: usize, dst: *mut u8, src: *const u8) {
             const FUNC: &str = stringify!($encrypt);
             // SAFETY: as above; the cipher context is at 4160.
-            unsafe { with_aes(FUNC, ctx as *mut u8, $layout, |e, gcm| op_crypt(FUNC, e, gcm, Direction::Encrypt, length, dst, src)) }
+            unsafe { aes_call(FUNC, ctx as *mut u8, $layout, Crypt { dir: Direction::Encrypt, len: length, dst, src }) }
         }
 
         #[doc = concat!("`void ", stringify!($decrypt), "(ctx, size_t length, uint8_t *dst, const uint8_t *src)`")]
@@ -300,7 +238,7 @@ macro_rules! aes_variant {
         pub unsafe extern "C" fn $decrypt(ctx: *mut c_void, length: usize, dst: *mut u8, src: *const u8) {
             const FUNC: &str = stringify!($decrypt);
             // SAFETY: as above.
-            unsafe { with_aes(FUNC, ctx as *mut u8, $layout, |e, gcm| op_crypt(FUNC, e, gcm, Direction::Decrypt, length, dst, src)) }
+            unsafe { aes_call(FUNC, ctx as *mut u8, $layout, Crypt { dir: Direction::Decrypt, len: length, dst, src }) }
         }
 
         #[doc = concat!("`void ", stringify!($digest), "(ctx, size_t length, uint8_t *digest)`")]
@@ -308,7 +246,7 @@ macro_rules! aes_variant {
         pub unsafe extern "C" fn $digest(ctx: *mut c_void, length: usize, digest: *mut u8) {
             const FUNC: &str = stringify!($digest);
             // SAFETY: as above.
-            unsafe { with_aes(FUNC, ctx as *mut u8, $layout, |e, gcm| op_digest(FUNC, e, gcm, length, digest)) }
+            unsafe { aes_call(FUNC, ctx as *mut u8, $layout, Digest { len: length, out: digest }) }
         }
     };
 }

@@ -23,6 +23,8 @@
 //! the keyed size and the schedule in `cipher` is the one we expanded (a constant-time
 //! compare of a fingerprint on each call), else the generic path — `f` for the keystream
 //! and a portable GHASH keyed with H = f(0) from set-key time, exactly what nettle does.
+//! `ops.rs` runs the operations — on our key found in place with a few compares when it
+//! can, through the checks and copies below when not; `exports.rs` is the symbols.
 //!
 //! Misuse: nettle checks its call-order rules with `assert` (live in distribution builds)
 //! and aborts; so does this front-end, with the same condition text on stderr. A
@@ -31,6 +33,7 @@
 #![allow(clippy::missing_safety_doc, non_camel_case_types)]
 
 mod exports;
+mod ops;
 
 use crate::cpu;
 use crate::gcm::generic::{BlockFn, Engine, GhashTable, Keystream};
@@ -66,8 +69,8 @@ struct Header {
     /// The address of `nettle_aes{128,192,256}_encrypt` for `aes_len` (0 if the process
     /// has none): a call naming it needs no search through nettle's AES functions.
     aes_fn: usize,
-    /// The first `aes_len` bytes of the AES schedule (the raw key) and its last round key:
-    /// ties our expanded key to the nettle schedule it was made from.
+    /// The first 32 bytes of the AES schedule (starting with the raw key) and its last
+    /// round key: ties our expanded key to the nettle schedule it was made from.
     fingerprint: [u8; 48],
     /// GHASH keyed with H = f(0) as computed at set-key time (the generic path).
     ghash: GhashTable,
@@ -78,15 +81,24 @@ const _: () = assert!(HEADER_BYTES + 8 + 16 + core::mem::size_of::<Key>() <= GCM
 const _: () = assert!(core::mem::size_of::<Core>() == 64);
 
 /// Prints nettle-style diagnostics and aborts (nettle's assertion failures raise SIGABRT).
+#[cold]
+#[inline(never)]
 fn die(func: &str, what: &str) -> ! {
     let _ = writeln!(std::io::stderr(), "stitchgcm: {func}: {what}");
     std::process::abort()
 }
 
+#[inline(always)]
 fn assertion(func: &str, cond: bool, text: &str) {
     if !cond {
-        die(func, &format!("Assertion '{text}' failed."));
+        assertion_failed(func, text);
     }
+}
+
+#[cold]
+#[inline(never)]
+fn assertion_failed(func: &str, text: &str) -> ! {
+    die(func, &format!("Assertion '{text}' failed."))
 }
 
 /// A byte slice from a C pointer; nettle allows NULL with length 0.
@@ -175,29 +187,28 @@ fn rounds(key_len: usize) -> usize {
 unsafe fn fingerprint(v: AesView) -> [u8; 48] {
     let mut fp = [0u8; 48];
     let last = 16 * rounds(v.key_len);
-    // SAFETY: a nettle schedule of `key_len` holds 16 * (rounds + 1) bytes.
+    // SAFETY: a nettle schedule of `key_len` holds 16 * (rounds + 1) ≥ 176 bytes.
     unsafe {
-        core::ptr::copy_nonoverlapping(v.schedule, fp.as_mut_ptr(), v.key_len);
+        core::ptr::copy_nonoverlapping(v.schedule, fp.as_mut_ptr(), 32);
         core::ptr::copy_nonoverlapping(v.schedule.add(last), fp.as_mut_ptr().add(32), 16);
     }
     fp
 }
 
 /// Whether the schedule at `v` carries fingerprint `fp`, compared in constant time a word
-/// at a time (this runs on every call, so it must be cheap).
-#[inline]
+/// at a time (this runs on every call, so it must be cheap: six fixed words).
+#[inline(always)]
 unsafe fn fingerprint_matches(v: AesView, fp: &[u8; 48]) -> bool {
     let word = |p: *const u8, i: usize| {
         // SAFETY: callers pass offsets inside the schedule (see `fingerprint`).
         unsafe { (p.add(8 * i) as *const u64).read_unaligned() }
     };
-    let last = 16 * rounds(v.key_len);
+    // SAFETY: the last round key lies inside the schedule.
+    let tail = unsafe { v.schedule.add(16 * rounds(v.key_len)) };
     let mut diff = 0u64;
-    for i in 0..v.key_len / 8 {
+    for i in 0..4 {
         diff |= word(v.schedule, i) ^ word(fp.as_ptr(), i);
     }
-    // SAFETY: the last round key lies inside the schedule.
-    let tail = unsafe { v.schedule.add(last) };
     diff |= word(tail, 0) ^ word(fp.as_ptr(), 4);
     diff |= word(tail, 1) ^ word(fp.as_ptr(), 5);
     // Whether the caller re-keyed `cipher` is public (declassified for the ctgrind check).
@@ -223,15 +234,32 @@ unsafe fn header<'a>(func: &str, gk: *const u8, copy: &'a mut Option<Header>) ->
         // SAFETY: as above, read without alignment into an owned copy.
         copy.insert(unsafe { p.read_unaligned() })
     };
-    let off = h.key_off as usize;
-    let key_ok = h.aes_len == 0
-        || (matches!(h.aes_len, 16 | 24 | 32)
-            && off >= HEADER_BYTES
-            && off + core::mem::size_of::<Key>() <= GCM_KEY_BYTES);
-    if h.magic != MAGIC || !key_ok {
+    if !h.is_valid() {
         die(func, "gcm key was not set up by a gcm_*set_key function");
     }
     h
+}
+
+impl Header {
+    /// Whether this is a header our set-key functions wrote: the magic, and an AES size
+    /// with a key offset inside the struct (or no AES key).
+    #[inline(always)]
+    fn is_valid(&self) -> bool {
+        let off = self.key_off as usize;
+        let key_ok = self.aes_len == 0
+            || (matches!(self.aes_len, 16 | 24 | 32)
+                && off >= HEADER_BYTES
+                && off <= GCM_KEY_BYTES - core::mem::size_of::<Key>());
+        self.magic == MAGIC && key_ok
+    }
+
+    /// Whether the AES schedule at `view` is the one our key was expanded from.
+    #[inline(always)]
+    unsafe fn matches_schedule(&self, view: AesView) -> bool {
+        // SAFETY: `view` is a schedule of `key_len` bytes' worth of rounds.
+        self.aes_len as usize == view.key_len
+            && unsafe { fingerprint_matches(view, &self.fingerprint) }
+    }
 }
 
 /// Our expanded key inside `struct gcm_key`, in place when it is still 16-byte aligned;
@@ -255,6 +283,15 @@ unsafe fn our_key<'a>(func: &str, gk: *const u8, h: &Header, tmp: &'a mut Option
     k
 }
 
+/// Where set-key puts our key in the `struct gcm_key` at `gk`: the first 16-byte aligned
+/// offset after the header (address arithmetic only). A key found at this offset is in
+/// place and aligned.
+#[inline(always)]
+fn aligned_key_offset(gk: *const u8) -> usize {
+    let at = gk as usize;
+    (at.wrapping_add(HEADER_BYTES + 15) & !15).wrapping_sub(at)
+}
+
 /// Sets up `struct gcm_key` for AES with raw key `raw` (whose nettle schedule is already
 /// in the cipher context at `view`) and returns our H = E(K, 0); aborts if no backend can
 /// be used.
@@ -263,8 +300,7 @@ unsafe fn set_aes_key(func: &str, gk: *mut u8, raw: &[u8], view: AesView) -> [u8
         Ok(b) => b,
         Err(_) => die(func, "STITCHGCM_IMPL names no backend this CPU can run"),
     };
-    // The first 16-byte aligned offset after the header (address arithmetic only).
-    let key_off = (gk as usize + HEADER_BYTES).next_multiple_of(16) - gk as usize;
+    let key_off = aligned_key_offset(gk);
     // SAFETY: `key_off + size_of::<Key>()` ≤ 4096 (const-asserted with slack for the
     // alignment step), the address is 16-aligned and `Key` is plain data.
     let key = unsafe { &mut *(gk.add(key_off) as *mut Key) };
@@ -325,7 +361,7 @@ unsafe fn engine_for<'a>(
     ecb: BlockFn<'a>,
     tmp: &'a mut Option<Key>,
 ) -> Engine<'a> {
-    if h.aes_len != 0 {
+    if h.aes_len != 0 && !cipher.is_null() {
         let view = if f as usize == h.aes_fn {
             // The function set-key found for this key size: `cipher` is its bare schedule.
             Some(AesView {
@@ -338,9 +374,7 @@ unsafe fn engine_for<'a>(
         };
         if let Some(view) = view {
             // SAFETY: `view` is a schedule of `key_len` bytes' worth of rounds.
-            if view.key_len == h.aes_len as usize
-                && unsafe { fingerprint_matches(view, &h.fingerprint) }
-            {
+            if unsafe { h.matches_schedule(view) } {
                 // SAFETY: `h` was validated for `gk`.
                 return Engine::Fused(unsafe { our_key(func, gk, h, tmp) });
             }
@@ -362,7 +396,7 @@ unsafe fn engine_for_aes<'a>(
     tmp: &'a mut Option<Key>,
 ) -> Engine<'a> {
     // SAFETY: `view` is a schedule of `key_len` bytes' worth of rounds.
-    if h.aes_len as usize == view.key_len && unsafe { fingerprint_matches(view, &h.fingerprint) } {
+    if unsafe { h.matches_schedule(view) } {
         // SAFETY: `h` was validated for `gk`.
         return Engine::Fused(unsafe { our_key(func, gk, h, tmp) });
     }
@@ -414,90 +448,4 @@ unsafe fn with_core<R>(func: &str, ctx: *mut u8, op: impl FnOnce(&mut Core) -> R
     // SAFETY: as above.
     unsafe { p.write_unaligned(core) };
     r
-}
-
-#[inline]
-unsafe fn op_set_iv(func: &str, ctx: *mut u8, gk: *const u8, len: usize, iv: *const u8) {
-    // SAFETY: forwarded from the exported function's contract.
-    let iv = unsafe { bytes(func, iv, len) };
-    let fresh = match <&[u8; 12]>::try_from(iv) {
-        // nettle does not read the key for 96-bit IVs (it may be NULL).
-        Ok(iv96) => Core::start_96(iv96),
-        Err(_) => {
-            let (mut copy, mut tmp) = (None, None);
-            // SAFETY: forwarded.
-            let h = unsafe { header(func, gk, &mut copy) };
-            unsafe { engine_ghash(func, gk, h, &mut tmp) }.start(iv)
-        }
-    };
-    // SAFETY: forwarded.
-    unsafe { with_core(func, ctx, |core| *core = fresh) };
-}
-
-#[inline]
-unsafe fn op_update(func: &str, ctx: *mut u8, gk: *const u8, len: usize, data: *const u8) {
-    // SAFETY: forwarded from the exported function's contract.
-    unsafe {
-        with_core(func, ctx, |core| {
-            assertion(
-                func,
-                core.aad_len % 16 == 0,
-                "ctx->auth_size % GCM_BLOCK_SIZE == 0",
-            );
-            assertion(func, core.data_len == 0, "ctx->data_size == 0");
-            let data = bytes(func, data, len);
-            if data.is_empty() {
-                return;
-            }
-            let (mut copy, mut tmp) = (None, None);
-            let h = header(func, gk, &mut copy);
-            engine_ghash(func, gk, h, &mut tmp).aad(core, data);
-        })
-    }
-}
-
-#[inline]
-unsafe fn op_crypt(
-    func: &str,
-    e: &Engine,
-    ctx: *mut u8,
-    dir: Direction,
-    len: usize,
-    dst: *mut u8,
-    src: *const u8,
-) {
-    // SAFETY: forwarded from the exported function's contract.
-    unsafe {
-        with_core(func, ctx, |core| {
-            assertion(
-                func,
-                core.data_len % 16 == 0,
-                "ctx->data_size % GCM_BLOCK_SIZE == 0",
-            );
-            if len == 0 {
-                return;
-            }
-            if src.is_null() || dst.is_null() {
-                die(func, "NULL buffer with non-zero length");
-            }
-            // nettle's contract: `len` bytes at `src` and `dst`, equal or disjoint.
-            e.crypt(core, dir, src, dst, len)
-        })
-    }
-}
-
-#[inline]
-unsafe fn op_digest(func: &str, e: &Engine, ctx: *mut u8, len: usize, digest: *mut u8) {
-    assertion(func, len <= 16, "length <= GCM_DIGEST_SIZE");
-    // Like nettle: no reset; the GHASH state keeps the lengths block.
-    // SAFETY: forwarded from the exported function's contract.
-    let mut tag = unsafe { with_core(func, ctx, |core| e.finish(core)) };
-    if len > 0 {
-        if digest.is_null() {
-            die(func, "NULL digest with non-zero length");
-        }
-        // SAFETY: the caller provides `len` ≤ 16 writable bytes.
-        unsafe { core::ptr::copy_nonoverlapping(tag.as_ptr(), digest, len) };
-    }
-    wipe_bytes(&mut tag);
 }

@@ -1,0 +1,346 @@
+//! The nettle operations on a caller's `struct gcm_ctx` (the mode's [`Core`]), and the two
+//! ways to the key they run on.
+//!
+//! The fast way serves every call on structs that nettle's own code laid out and one of
+//! our set-key functions filled, with nettle's AES named as the cipher: a few loads and
+//! compares find the core and our expanded key in place, and the operation runs on an
+//! `Engine::Fused` made on the spot, whose dispatch the compiler folds away (no copies,
+//! nothing on the stack but the operation's own).
+//! Everything else — a struct at an odd address, a key that is not AES or not ours, a
+//! cipher re-keyed behind GCM's back, misuse — goes the general way, out of line so that
+//! its 4 KB key copies stay out of the fast frames: `header`, the engines and `with_core`,
+//! which validate, copy and abort as nettle would. Both ways run the same [`Op`] bodies.
+
+use super::*;
+
+/// The cipher context of a `struct gcm_aes*_ctx`: bare schedule, or `struct aes_ctx`.
+#[derive(Clone, Copy)]
+pub(super) enum Layout {
+    Fixed(usize),
+    AesCtx,
+}
+
+/// The schedule in the cipher context of the `struct gcm_aes*_ctx` at `ctx` (non-NULL).
+#[inline(always)]
+unsafe fn aes_schedule(ctx: *mut u8, layout: Layout) -> Option<AesView> {
+    // SAFETY: `ctx` is a caller's `struct gcm_aes*_ctx`; the cipher starts at 4160.
+    let cipher = unsafe { ctx.add(CIPHER_OFFSET) };
+    match layout {
+        Layout::Fixed(key_len) => Some(AesView {
+            schedule: cipher,
+            key_len,
+        }),
+        // SAFETY: the cipher context of this layout is a `struct aes_ctx`.
+        Layout::AesCtx => unsafe { aes_ctx_view(cipher as *const c_void) },
+    }
+}
+
+// ------------------------------------------------------------------ the operations
+
+/// One nettle operation on a core, with whichever engine the call found (the fast way
+/// makes its `Engine::Fused` on the spot, so that the engine's dispatch folds away).
+pub(super) trait Op {
+    /// # Safety
+    /// The pointers the operation holds are valid as nettle's contract for it says.
+    unsafe fn run(self, func: &str, core: &mut Core, e: &Engine);
+}
+
+/// `gcm_update`'s call-order assertions; the AAD.
+#[inline(always)]
+unsafe fn update_checks<'a>(func: &str, core: &Core, len: usize, data: *const u8) -> &'a [u8] {
+    assertion(
+        func,
+        core.aad_len % 16 == 0,
+        "ctx->auth_size % GCM_BLOCK_SIZE == 0",
+    );
+    assertion(func, core.data_len == 0, "ctx->data_size == 0");
+    // SAFETY: nettle's contract: `len` bytes at `data`.
+    unsafe { bytes(func, data, len) }
+}
+
+pub(super) struct Update {
+    pub len: usize,
+    pub data: *const u8,
+}
+
+impl Op for Update {
+    #[inline(always)]
+    unsafe fn run(self, func: &str, core: &mut Core, e: &Engine) {
+        // SAFETY: forwarded.
+        let data = unsafe { update_checks(func, core, self.len, self.data) };
+        if !data.is_empty() {
+            e.aad(core, data);
+        }
+    }
+}
+
+pub(super) struct Crypt {
+    pub dir: Direction,
+    pub len: usize,
+    pub dst: *mut u8,
+    pub src: *const u8,
+}
+
+impl Op for Crypt {
+    #[inline(always)]
+    unsafe fn run(self, func: &str, core: &mut Core, e: &Engine) {
+        assertion(
+            func,
+            core.data_len % 16 == 0,
+            "ctx->data_size % GCM_BLOCK_SIZE == 0",
+        );
+        if self.len == 0 {
+            return;
+        }
+        if self.src.is_null() || self.dst.is_null() {
+            die(func, "NULL buffer with non-zero length");
+        }
+        // SAFETY: nettle's contract: `len` bytes at `src` and `dst`, equal or disjoint.
+        unsafe { e.crypt(core, self.dir, self.src, self.dst, self.len) }
+    }
+}
+
+pub(super) struct Digest {
+    pub len: usize,
+    pub out: *mut u8,
+}
+
+impl Op for Digest {
+    #[inline(always)]
+    unsafe fn run(self, func: &str, core: &mut Core, e: &Engine) {
+        assertion(func, self.len <= 16, "length <= GCM_DIGEST_SIZE");
+        // Like nettle: no reset; the GHASH state keeps the lengths block.
+        let mut tag = e.finish(core);
+        if self.len > 0 {
+            if self.out.is_null() {
+                die(func, "NULL digest with non-zero length");
+            }
+            // SAFETY: the caller provides `len` ≤ 16 writable bytes.
+            unsafe {
+                if self.len == 16 {
+                    // One store, not a call to memcpy (the usual full tag).
+                    (self.out as *mut u128).write_unaligned(u128::from_ne_bytes(tag));
+                } else {
+                    copy_part(&tag, self.out, self.len);
+                }
+            }
+        }
+        // The full tag (the caller may have taken part of it), in one volatile store.
+        // SAFETY: `tag` is a live local.
+        unsafe { core::ptr::write_volatile(&mut tag, [0; 16]) };
+    }
+}
+
+/// A truncated tag, out of line (inline, the compiler would merge the full tag's store
+/// into this call to memcpy).
+///
+/// # Safety
+/// `out` is writable for `len` ≤ 16 bytes.
+#[cold]
+#[inline(never)]
+unsafe fn copy_part(tag: &[u8; 16], out: *mut u8, len: usize) {
+    // SAFETY: forwarded.
+    unsafe { core::ptr::copy_nonoverlapping(tag.as_ptr(), out, len) }
+}
+
+/// `gcm_set_iv`: a fresh core for `iv`. A 96-bit IV needs no key (nettle does not read it
+/// then; it may be NULL), and the usual call nothing but its core written.
+#[inline(always)]
+pub(super) unsafe fn set_iv(func: &str, ctx: *mut u8, gk: *const u8, len: usize, iv: *const u8) {
+    if len == 12 && !iv.is_null() && !ctx.is_null() {
+        // SAFETY: nettle's contract: 12 bytes at `iv`; the caller's 64-byte `struct
+        // gcm_ctx`, written without alignment.
+        unsafe {
+            let fresh = Core::start_96(&*(iv as *const [u8; 12]));
+            return (ctx as *mut Core).write_unaligned(fresh);
+        }
+    }
+    // SAFETY: forwarded.
+    unsafe { set_iv_general(func, ctx, gk, len, iv) }
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn set_iv_general(func: &str, ctx: *mut u8, gk: *const u8, len: usize, iv: *const u8) {
+    // SAFETY: nettle's contract: `len` bytes at `iv`.
+    let iv = unsafe { bytes(func, iv, len) };
+    let fresh = match <&[u8; 12]>::try_from(iv) {
+        Ok(iv96) => Core::start_96(iv96),
+        // SAFETY: forwarded.
+        Err(_) => unsafe { start_other(func, gk, iv) },
+    };
+    if ctx.is_null() {
+        die(func, "NULL gcm context");
+    }
+    // SAFETY: the caller's 64-byte `struct gcm_ctx`, written without alignment.
+    unsafe { (ctx as *mut Core).write_unaligned(fresh) };
+}
+
+unsafe fn start_other(func: &str, gk: *const u8, iv: &[u8]) -> Core {
+    let (mut copy, mut tmp) = (None, None);
+    // SAFETY: forwarded; `header` validates.
+    unsafe {
+        let h = header(func, gk, &mut copy);
+        engine_ghash(func, gk, h, &mut tmp).start(iv)
+    }
+}
+
+// ------------------------------------------------------------------ the fast way
+
+/// Our expanded AES key in the `struct gcm_key` at `gk` and its header, borrowed in place:
+/// when both are ours and where set-key put them relative to an address of this
+/// alignment (then they are aligned and inside the struct; a struct moved to an address
+/// of another alignment takes the general way). The header's AES size is checked by
+/// the callers that read a schedule of that size.
+#[inline(always)]
+unsafe fn fused_in_place<'a>(gk: *const u8) -> Option<(&'a Header, &'a Key)> {
+    let hp = gk as *const Header;
+    if gk.is_null() || !hp.is_aligned() {
+        return None;
+    }
+    // SAFETY: non-NULL, aligned, inside the caller's 4096-byte struct; `Header` is plain
+    // data (any bit pattern is a value; checked next).
+    let h = unsafe { &*hp };
+    let off = aligned_key_offset(gk);
+    if h.magic != MAGIC || h.key_off as usize != off {
+        return None;
+    }
+    // SAFETY: `off` is 16-byte aligned and leaves room for the key (const-asserted), and
+    // `Key` is plain data (any bit pattern is a value; `is_usable` rejects nonsense ids).
+    let k = unsafe { &*(gk.add(off) as *const Key) };
+    (k.is_usable() && k.key_len() == h.aes_len as usize).then_some((h, k))
+}
+
+/// The caller's `struct gcm_ctx` borrowed in place, when non-NULL and aligned.
+#[inline(always)]
+unsafe fn core_in_place<'a>(ctx: *mut u8) -> Option<&'a mut Core> {
+    let p = ctx as *mut Core;
+    // SAFETY: aligned, the caller's `struct gcm_ctx` = `Core` (plain data), and no other
+    // reference to it exists during the call.
+    (!ctx.is_null() && p.is_aligned()).then(|| unsafe { &mut *p })
+}
+
+/// A GHASH-only call (`gcm_update`): core at `ctx`, key at `gk`.
+#[inline(always)]
+pub(super) unsafe fn ghash_call(func: &str, ctx: *mut u8, gk: *const u8, op: Update) {
+    // SAFETY: nettle's contract for the pointers.
+    unsafe {
+        if let (Some((_, k)), Some(core)) = (fused_in_place(gk), core_in_place(ctx)) {
+            return op.run(func, core, &Engine::Fused(k));
+        }
+        ghash_general(func, ctx, gk, op)
+    }
+}
+
+/// A call naming its cipher (`gcm_encrypt`, `gcm_decrypt`, `gcm_digest`): fast when `f`
+/// is the AES function set-key found for the key's size and `cipher` holds the schedule
+/// our key was expanded from.
+#[inline(always)]
+pub(super) unsafe fn named_call(
+    func: &str,
+    ctx: *mut u8,
+    gk: *const u8,
+    cipher: *const c_void,
+    f: Option<nettle_cipher_func>,
+    op: impl Op,
+) {
+    // SAFETY: nettle's contract for the pointers; `cipher` is read only as the schedule
+    // of the AES function `f` is.
+    unsafe {
+        if let (Some((h, k)), Some(f)) = (fused_in_place(gk), f) {
+            let view = AesView {
+                schedule: cipher as *const u8,
+                key_len: h.aes_len as usize,
+            };
+            if f as usize == h.aes_fn && !cipher.is_null() && h.matches_schedule(view) {
+                if let Some(core) = core_in_place(ctx) {
+                    return op.run(func, core, &Engine::Fused(k));
+                }
+            }
+        }
+        named_general(func, ctx, gk, cipher, f, op)
+    }
+}
+
+/// A call of the AES-specific functions on the `struct gcm_aes*_ctx` at `ctx`.
+#[inline(always)]
+pub(super) unsafe fn aes_call(func: &str, ctx: *mut u8, layout: Layout, op: impl Op) {
+    // SAFETY: nettle's contract: `ctx` is a `struct gcm_aes*_ctx` of this layout.
+    unsafe {
+        if let Some((h, k)) = fused_in_place(ctx) {
+            if let Some(view) = aes_schedule(ctx, layout) {
+                if h.matches_schedule(view) {
+                    if let Some(core) = core_in_place(ctx.add(GCM_CTX_OFFSET)) {
+                        return op.run(func, core, &Engine::Fused(k));
+                    }
+                }
+            }
+        }
+        aes_general(func, ctx, layout, op)
+    }
+}
+
+// ------------------------------------------------------------------ the general way
+
+#[cold]
+#[inline(never)]
+unsafe fn ghash_general(func: &str, ctx: *mut u8, gk: *const u8, op: Update) {
+    // SAFETY: forwarded; `with_core` and `header` validate.
+    unsafe {
+        with_core(func, ctx, |core| {
+            // A call without data reads no key (nettle's does not either).
+            if update_checks(func, core, op.len, op.data).is_empty() {
+                return;
+            }
+            let (mut copy, mut tmp) = (None, None);
+            let h = header(func, gk, &mut copy);
+            op.run(func, core, &engine_ghash(func, gk, h, &mut tmp));
+        })
+    }
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn named_general(
+    func: &str,
+    ctx: *mut u8,
+    gk: *const u8,
+    cipher: *const c_void,
+    f: Option<nettle_cipher_func>,
+    op: impl Op,
+) {
+    let mut copy = None;
+    // SAFETY: nettle's contract for the arguments; `header` validates.
+    let h = unsafe { header(func, gk, &mut copy) };
+    let Some(f) = f else {
+        die(func, "NULL cipher function")
+    };
+    let ecb = |out: &mut [u8], inp: &[u8]| {
+        // SAFETY: nettle's contract for `f`: ECB over whole blocks of `cipher`.
+        unsafe { f(cipher, inp.len(), out.as_mut_ptr(), inp.as_ptr()) }
+    };
+    let mut tmp = None;
+    // SAFETY: as above.
+    unsafe {
+        let e = engine_for(func, gk, h, cipher, f, &ecb, &mut tmp);
+        with_core(func, ctx, |core| op.run(func, core, &e))
+    }
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn aes_general(func: &str, ctx: *mut u8, layout: Layout, op: impl Op) {
+    if ctx.is_null() {
+        die(func, "NULL context");
+    }
+    // SAFETY: nettle's contract: `ctx` is a `struct gcm_aes*_ctx` of this layout;
+    // `header` validates. nettle's aes_encrypt aborts on a bad key_size too.
+    unsafe {
+        let view = aes_schedule(ctx, layout)
+            .unwrap_or_else(|| die(func, "aes_ctx has an invalid key size"));
+        let (mut copy, mut tmp) = (None, None);
+        let h = header(func, ctx, &mut copy);
+        let e = engine_for_aes(func, ctx, h, view, &mut tmp);
+        with_core(func, ctx.add(GCM_CTX_OFFSET), |core| op.run(func, core, &e))
+    }
+}
