@@ -120,7 +120,7 @@ mod tests {
 
     #[test]
     fn every_length_round_trips_and_reads_only_its_bytes() {
-        let src: [u8; 15] = core::array::from_fn(|i| 0xa0 ^ (i as u8 * 37));
+        let src: [u8; 15] = core::array::from_fn(|i| 0xa0 ^ (i as u8).wrapping_mul(37));
         for n in 1..16 {
             // Exactly `n` bytes exist: a slice of that length (Miri/ASan would see more).
             // SAFETY: `src[..n]` is readable.

@@ -29,6 +29,19 @@ macro_rules! backends {
         /// Every backend compiled into this build, best first.
         pub(crate) const COMPILED: &[BackendId] = &[ $( $(#[$cfg])* BackendId::$variant, )+ ];
 
+        impl BackendId {
+            /// Decodes a stored id; `None` for bytes that name no backend of this build
+            /// (a context that was never keyed, or memory that is not ours). One `match`
+            /// on the byte: it is on the path of every kernel call.
+            #[inline(always)]
+            pub(crate) const fn from_u8(v: u8) -> Option<BackendId> {
+                match v {
+                    $( $(#[$cfg])* $id => Some(BackendId::$variant), )+
+                    _ => None,
+                }
+            }
+        }
+
         /// Runs `$body` with `$B` bound to the backend type named by `$id`.
         macro_rules! with_backend {
             ($d id:expr, $d B:ident => $d body:expr) => {
@@ -63,12 +76,6 @@ backends! { $
 }
 
 impl BackendId {
-    /// Decodes a stored id; `None` for bytes that name no backend of this build (a
-    /// context that was never keyed, or memory that is not ours).
-    pub(crate) fn from_u8(v: u8) -> Option<BackendId> {
-        COMPILED.iter().copied().find(|id| *id as u8 == v)
-    }
-
     /// Whether this CPU can run the backend.
     pub fn is_available(self) -> bool {
         with_backend!(self, B => B::is_available())
