@@ -203,6 +203,39 @@ fn rev64(y: &[u8; 16]) -> [u8; 16] {
 type Kernel =
     unsafe fn(*const u8, *const u8, *const u8, *mut u8, *mut u8, *const u8, *mut u8, usize);
 
+/// The vector-permute kernels by key size (AES-128, -192, -256) and lanes − 1, picked by
+/// index (the round and lane counts, both public) rather than by a `match`, which LLVM
+/// compiles into a jump table that the static constant-time check cannot follow.
+static VPERM_KERNELS: [[Kernel; VPERM_LANES]; 3] = {
+    use kernels::*;
+    [
+        [
+            kernel_vperm1_aes128,
+            kernel_vperm2_aes128,
+            kernel_vperm3_aes128,
+            kernel_vperm4_aes128,
+            kernel_vperm5_aes128,
+            kernel_vperm6_aes128,
+        ],
+        [
+            kernel_vperm1_aes192,
+            kernel_vperm2_aes192,
+            kernel_vperm3_aes192,
+            kernel_vperm4_aes192,
+            kernel_vperm5_aes192,
+            kernel_vperm6_aes192,
+        ],
+        [
+            kernel_vperm1_aes256,
+            kernel_vperm2_aes256,
+            kernel_vperm3_aes256,
+            kernel_vperm4_aes256,
+            kernel_vperm5_aes256,
+            kernel_vperm6_aes256,
+        ],
+    ]
+};
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Mode {
     Ctr,
@@ -262,30 +295,10 @@ impl NeonKey {
     /// E(K, `ctr` + i) for the lanes i < `out.len()` (1..=[`VPERM_LANES`], inc32), by vector
     /// permutes.
     pub(super) fn vperm(&self, ctr: &[u8; 16], out: &mut [[u8; 16]]) {
-        use kernels::*;
         let lanes = out.len();
         let size = (self.rounds as usize - 10) / 2;
-        let f: Kernel = match (size, lanes) {
-            (0, 1) => kernel_vperm1_aes128,
-            (0, 2) => kernel_vperm2_aes128,
-            (0, 3) => kernel_vperm3_aes128,
-            (0, 4) => kernel_vperm4_aes128,
-            (0, 5) => kernel_vperm5_aes128,
-            (0, _) => kernel_vperm6_aes128,
-            (1, 1) => kernel_vperm1_aes192,
-            (1, 2) => kernel_vperm2_aes192,
-            (1, 3) => kernel_vperm3_aes192,
-            (1, 4) => kernel_vperm4_aes192,
-            (1, 5) => kernel_vperm5_aes192,
-            (1, _) => kernel_vperm6_aes192,
-            (_, 1) => kernel_vperm1_aes256,
-            (_, 2) => kernel_vperm2_aes256,
-            (_, 3) => kernel_vperm3_aes256,
-            (_, 4) => kernel_vperm4_aes256,
-            (_, 5) => kernel_vperm5_aes256,
-            (_, _) => kernel_vperm6_aes256,
-        };
         assert!((1..=VPERM_LANES).contains(&lanes));
+        let f = VPERM_KERNELS[size.min(2)][lanes - 1];
         let spill = kernels::VPERM_SPILL_BYTES[size.min(2)][lanes - 1];
         if lanes <= SMALL_VPERM_LANES {
             self.vperm_with(
