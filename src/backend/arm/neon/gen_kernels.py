@@ -130,20 +130,27 @@ def vp_tables(p):
              V_TIN, V_TIN + 16, V_IN, V_SR, V_OUT, V_ONE)}
 
 
-def vp_sbox(p, t, x, last):
-    """The S-box of a tower-form state (backend/vperm.rs): Hamburg's inversion with nibble
+def vp_sbox(p, t, xs, last):
+    """The S-box of tower-form states (backend/vperm.rs): Hamburg's inversion with nibble
     tables (vtbl on constant tables only), then the output pair of the middle rounds
     (A and 2A, tower form) or of the last round (standard bytes). Constant time: vtbl is a
-    register permute, its timing independent of the index bytes, which address no memory."""
-    k = p.and_(x, t[V_LOW])
-    i = p.shr8(x, 4)
-    j = p.xor(i, k)
-    zk = p.tbl(t[V_ZINV], k)
-    io = p.xor(p.tbl(t[V_INV], p.xor(p.tbl(t[V_INV], i), zk)), j)
-    jo = p.xor(p.tbl(t[V_INV], p.xor(p.tbl(t[V_INV], j), zk)), i)
+    register permute, its timing independent of the index bytes, which address no memory.
+    Each step is emitted for every lane before the next step: the lanes are independent
+    chains, and a core retiring in order (a 128-entry window on the A57 model) overlaps
+    them only if their steps sit close together in the program."""
+    def each(f, *cols):
+        return [f(*args) for args in zip(*cols)]
+    k = each(lambda x: p.and_(x, t[V_LOW]), xs)
+    i = each(lambda x: p.shr8(x, 4), xs)
+    j = each(p.xor, i, k)
+    zk = each(lambda k_: p.tbl(t[V_ZINV], k_), k)
+    iak = each(lambda i_, z: p.xor(p.tbl(t[V_INV], i_), z), i, zk)
+    jak = each(lambda j_, z: p.xor(p.tbl(t[V_INV], j_), z), j, zk)
+    io = each(lambda a, j_: p.xor(p.tbl(t[V_INV], a), j_), iak, j)
+    jo = each(lambda a, i_: p.xor(p.tbl(t[V_INV], a), i_), jak, i)
 
     def out(off):
-        return p.xor(p.tbl(t[off], io), p.tbl(t[off + 16], jo))
+        return each(lambda a, b: p.xor(p.tbl(t[off], a), p.tbl(t[off + 16], b)), io, jo)
     return out(V_LAST) if last else (out(V_MID), out(V_MID2))
 
 
@@ -163,14 +170,13 @@ def vp_aes(p, lanes, rounds):
             c = p.q3('vadd.i32', c, t[V_ONE])
     for r in range(1, rounds):
         rk = p.load(R_KEY, 16 * r)
-        for b in range(lanes):
-            x = s[b] if r == 1 else p.tbl(s[b], t[V_SR])
-            a, a2 = vp_sbox(p, t, x, False)
-            u = p.xor(a2, p.ext(a, 4))
-            s[b] = p.xor(p.xor(u, p.ext(u, 4)), p.xor(p.ext(a, 12), rk))
+        xs = s if r == 1 else [p.tbl(x, t[V_SR]) for x in s]
+        a, a2 = vp_sbox(p, t, xs, False)
+        u = [p.xor(y, p.ext(x, 4)) for x, y in zip(a, a2)]
+        s = [p.xor(p.xor(w, p.ext(w, 4)), p.xor(p.ext(x, 12), rk)) for w, x in zip(u, a)]
     rk = p.load(R_KEY, 16 * rounds)
-    for b in range(lanes):
-        p.stu(p.xor(p.tbl(vp_sbox(p, t, s[b], True), t[V_OUT]), rk), R_DST, 16 * b)
+    for b, y in enumerate(vp_sbox(p, t, s, True)):
+        p.stu(p.xor(p.tbl(y, t[V_OUT]), rk), R_DST, 16 * b)
 
 
 # ------------------------------------------------------------------ GHASH (vmull.p8)
@@ -332,6 +338,10 @@ def k_ghash_short(nblocks):
     return p
 
 
+# Lane counts of the vector-permute kernels: up to six, the most for which one such call
+# costs less than the eight-lane bit-sliced run on the A57 model (docs/modeling.md).
+VPERM_LANES = (1, 2, 3, 4, 5, 6)
+
 # (name, program, doc, contract): the contract says what the pointers must be.
 KERNELS = [('kernel_ghash', lambda: k_ghash(8), 'GHASH only, 8 blocks per iteration', 'loop')]
 for _r, _bits in ((10, 128), (12, 192), (14, 256)):
@@ -340,7 +350,7 @@ for _r, _bits in ((10, 128), (12, 192), (14, 256)):
         KERNELS.append((f'kernel_{_m}_aes{_bits}', (lambda r=_r, m=_m: k_ctr(r, m)),
                         f'AES-{_bits}: {_what}, 8 blocks per iteration', 'loop'))
 for _r, _bits in ((10, 128), (12, 192), (14, 256)):
-    for _l in (1, 2, 3, 4):
+    for _l in VPERM_LANES:
         KERNELS.append((f'kernel_vperm{_l}_aes{_bits}', (lambda r=_r, l=_l: k_vperm(r, l)),
                         f'AES-{_bits} by vector permutes: E(K, counter + i) for the {_l} lane(s) '
                         f'i < {_l}.\n///\n/// Constant time: every S-box lookup is a `vtbl` on '
@@ -424,13 +434,14 @@ pub(super) unsafe fn {name}(
 def spill_table(spills):
     """How much of the scratch buffer after the counter the single-pass kernels write
     (their spills, to be wiped), so that their callers need no 1 KiB buffer."""
-    vp = ', '.join('[' + ', '.join(str(spills[f'kernel_vperm{l}_aes{b}']) for l in (1, 2, 3, 4)) + ']'
-                   for b in (128, 192, 256))
+    # one row a line, as rustfmt lays the table out
+    vp = ''.join('\n    [' + ', '.join(str(spills[f'kernel_vperm{l}_aes{b}']) for l in VPERM_LANES) + '],'
+                 for b in (128, 192, 256)) + '\n'
     gs = ', '.join(str(spills[f'kernel_ghash_short{t}']) for t in range(1, 9))
     return f'''
 /// Bytes of the scratch buffer after the counter that `kernel_vperm{{lanes}}_aes{{bits}}`
 /// writes (spilled state), by key size (128, 192, 256) and lanes − 1.
-pub(super) const VPERM_SPILL_BYTES: [[usize; 4]; 3] = [{vp}];
+pub(super) const VPERM_SPILL_BYTES: [[usize; {len(VPERM_LANES)}]; 3] = [{vp}];
 /// The same for `kernel_ghash_short{{blocks}}`, by blocks − 1.
 pub(super) const GHASH_SHORT_SPILL_BYTES: [usize; 8] = [{gs}];
 '''

@@ -36,7 +36,7 @@
 //!   stack copy (the unused keystream is discarded and wiped);
 //! - `short.rs`: a whole short message in one pass: E(K, J0) and its counters through the
 //!   vector-permute AES kernels (`backend/vperm.rs`: Hamburg's nibble tables, `vtbl` on
-//!   constant tables in registers only) for up to four lanes, then one single-pass GHASH
+//!   constant tables in registers only) for up to six lanes, then one single-pass GHASH
 //!   kernel over AAD, ciphertext and lengths; single blocks take the same AES kernels;
 //! - this file: the key layout and the `Backend` entry points.
 

@@ -1,7 +1,7 @@
 //! How the generated kernels (`kernels.rs`) are called: the constant tables they read,
 //! the scratch block that carries the counter and their spills, the GHASH state in
 //! their byte order, and the one call per run of whole groups — or, for the single-pass
-//! kernels of short messages, per call (vector-permute AES of 1..=4 lanes, GHASH of
+//! kernels of short messages, per call (vector-permute AES of 1..=6 lanes, GHASH of
 //! 1..=8 blocks), with a scratch block only as large as their spills.
 //!
 //! Layouts here are shared with the generator (`C_*`, `V_*`, `S_*` in `neon_prog.py`).
@@ -99,19 +99,32 @@ const fn vconsts() -> [u8; 240] {
     c
 }
 
-/// The scratch block of a single-pass kernel: the counter and room for the spills the
-/// generator reported (`*_SPILL_BYTES`), wiped after the call. Nothing else is read.
+/// The scratch block of a single-pass kernel: the counter and room for `W` spilled
+/// words (at least the `*_SPILL_BYTES` the generator reported), wiped after the call.
+/// Nothing else is read. Two sizes, so that the common kernels (which spill little or
+/// nothing) do not pay for zeroing the room of the widest ones.
 #[repr(C, align(16))]
-struct SmallScratch([u64; 2 + SMALL_SPILL_WORDS]);
+struct SmallScratch<const W: usize>([u64; W]);
 
-/// Room for the largest spill area of the single-pass kernels.
+/// Lanes of the largest vector-permute kernel.
+pub(super) const VPERM_LANES: usize = kernels::VPERM_SPILL_BYTES[0].len();
+
+/// Lanes up to which the vector-permute kernels fit the small scratch block.
+const SMALL_VPERM_LANES: usize = 4;
+/// Spill words of the small scratch block (up to four lanes, GHASH) and of the large one.
 const SMALL_SPILL_WORDS: usize = 4;
+const LARGE_SPILL_WORDS: usize = 28;
 const _: () = {
     let mut i = 0;
     while i < 3 {
         let mut l = 0;
-        while l < 4 {
-            assert!(kernels::VPERM_SPILL_BYTES[i][l] <= 8 * SMALL_SPILL_WORDS);
+        while l < VPERM_LANES {
+            let room = if l < SMALL_VPERM_LANES {
+                SMALL_SPILL_WORDS
+            } else {
+                LARGE_SPILL_WORDS
+            };
+            assert!(kernels::VPERM_SPILL_BYTES[i][l] <= 8 * room);
             l += 1;
         }
         i += 1;
@@ -123,9 +136,9 @@ const _: () = {
     }
 };
 
-impl SmallScratch {
-    fn new(ctr: &[u8; 16]) -> SmallScratch {
-        let mut s = SmallScratch([0; 2 + SMALL_SPILL_WORDS]);
+impl<const W: usize> SmallScratch<W> {
+    fn new(ctr: &[u8; 16]) -> SmallScratch<W> {
+        let mut s = SmallScratch([0; W]);
         s.0[..2].copy_from_slice(&Scratch::new_words(ctr));
         s
     }
@@ -190,6 +203,39 @@ fn rev64(y: &[u8; 16]) -> [u8; 16] {
 type Kernel =
     unsafe fn(*const u8, *const u8, *const u8, *mut u8, *mut u8, *const u8, *mut u8, usize);
 
+/// The vector-permute kernels by key size (AES-128, -192, -256) and lanes − 1, picked by
+/// index (the round and lane counts, both public) rather than by a `match`, which LLVM
+/// compiles into a jump table that the static constant-time check cannot follow.
+static VPERM_KERNELS: [[Kernel; VPERM_LANES]; 3] = {
+    use kernels::*;
+    [
+        [
+            kernel_vperm1_aes128,
+            kernel_vperm2_aes128,
+            kernel_vperm3_aes128,
+            kernel_vperm4_aes128,
+            kernel_vperm5_aes128,
+            kernel_vperm6_aes128,
+        ],
+        [
+            kernel_vperm1_aes192,
+            kernel_vperm2_aes192,
+            kernel_vperm3_aes192,
+            kernel_vperm4_aes192,
+            kernel_vperm5_aes192,
+            kernel_vperm6_aes192,
+        ],
+        [
+            kernel_vperm1_aes256,
+            kernel_vperm2_aes256,
+            kernel_vperm3_aes256,
+            kernel_vperm4_aes256,
+            kernel_vperm5_aes256,
+            kernel_vperm6_aes256,
+        ],
+    ]
+};
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Mode {
     Ctr,
@@ -246,29 +292,43 @@ impl NeonKey {
         *y = rev64(&yr);
     }
 
-    /// E(K, `ctr` + i) for the lanes i < `out.len()` (1..=4, inc32), by vector permutes.
+    /// E(K, `ctr` + i) for the lanes i < `out.len()` (1..=[`VPERM_LANES`], inc32), by vector
+    /// permutes.
     pub(super) fn vperm(&self, ctr: &[u8; 16], out: &mut [[u8; 16]]) {
-        use kernels::*;
         let lanes = out.len();
         let size = (self.rounds as usize - 10) / 2;
-        let f: Kernel = match (size, lanes) {
-            (0, 1) => kernel_vperm1_aes128,
-            (0, 2) => kernel_vperm2_aes128,
-            (0, 3) => kernel_vperm3_aes128,
-            (0, _) => kernel_vperm4_aes128,
-            (1, 1) => kernel_vperm1_aes192,
-            (1, 2) => kernel_vperm2_aes192,
-            (1, 3) => kernel_vperm3_aes192,
-            (1, _) => kernel_vperm4_aes192,
-            (_, 1) => kernel_vperm1_aes256,
-            (_, 2) => kernel_vperm2_aes256,
-            (_, 3) => kernel_vperm3_aes256,
-            (_, _) => kernel_vperm4_aes256,
-        };
-        assert!((1..=4).contains(&lanes));
-        let mut s = SmallScratch::new(ctr);
+        assert!((1..=VPERM_LANES).contains(&lanes));
+        let f = VPERM_KERNELS[size.min(2)][lanes - 1];
+        let spill = kernels::VPERM_SPILL_BYTES[size.min(2)][lanes - 1];
+        if lanes <= SMALL_VPERM_LANES {
+            self.vperm_with(
+                SmallScratch::<{ 2 + SMALL_SPILL_WORDS }>::new(ctr),
+                f,
+                out,
+                spill,
+            );
+        } else {
+            self.vperm_with(
+                SmallScratch::<{ 2 + LARGE_SPILL_WORDS }>::new(ctr),
+                f,
+                out,
+                spill,
+            );
+        }
+    }
+
+    /// Runs the vector-permute kernel `f` with the scratch block `s`, then wipes its
+    /// `spill` bytes.
+    fn vperm_with<const W: usize>(
+        &self,
+        mut s: SmallScratch<W>,
+        f: Kernel,
+        out: &mut [[u8; 16]],
+        spill: usize,
+    ) {
         // SAFETY: the kernel reads the round keys (240 bytes), VCONSTS and the counter,
-        // writes `lanes` blocks to `out` and at most its spill bytes to `s`.
+        // writes `out.len()` blocks to `out` and at most its `spill` bytes to `s`, which
+        // has room for them (the assertions above).
         unsafe {
             f(
                 self.vrk.as_ptr() as *const u8,
@@ -281,7 +341,7 @@ impl NeonKey {
                 0,
             );
         }
-        s.wipe(kernels::VPERM_SPILL_BYTES[size.min(2)][lanes - 1]);
+        s.wipe(spill);
     }
 
     /// GHASH from zero of `blocks` (1..=8, a whole short message), in the spec's order.
@@ -298,7 +358,7 @@ impl NeonKey {
             8 => kernel_ghash_short8,
             n => panic!("ghash_short of {n} blocks"),
         };
-        let mut s = SmallScratch::new(&[0; 16]);
+        let mut s = SmallScratch::<{ 2 + SMALL_SPILL_WORDS }>::new(&[0; 16]);
         let mut yr = [0u8; 16];
         // SAFETY: the kernel reads the H powers, CONSTS and the blocks, writes 16 bytes
         // to `yr` and at most its spill bytes to `s`.

@@ -1,5 +1,5 @@
 //! Whole short messages for `arm-neon`: E(K, J0) and the counter blocks as the lanes of
-//! one AES call — the vector-permute kernels (`backend/vperm.rs`) for up to four lanes,
+//! one AES call — the vector-permute kernels (`backend/vperm.rs`) for up to six lanes,
 //! whose cost grows with the lanes, above that one eight-lane bit-sliced run, whose cost
 //! does not — then GHASH of the AAD, the ciphertext and the lengths block in one
 //! single-pass kernel (H^n..H^1 and one reduction, no padding to eight blocks).
@@ -9,7 +9,7 @@
 //! read), the partial last ciphertext block masked to its length; opening compares the
 //! tag before any plaintext is written. The branches depend on lengths only (public).
 
-use super::run::Mode;
+use super::run::{Mode, VPERM_LANES};
 use super::{NeonKey, GROUP};
 use crate::backend::partial::{load_partial, store_partial, PARTIAL_MASK};
 use crate::secret::{ct_eq, wipe_bytes};
@@ -18,9 +18,6 @@ use crate::secret::{ct_eq, wipe_bytes};
 pub(super) const DATA_BLOCKS: usize = GROUP - 1;
 /// GHASH blocks per call (AAD + data + lengths): the eight stored powers of H.
 pub(super) const HASH_BLOCKS: usize = GROUP;
-/// Lanes up to which the vector-permute AES is cheaper than one bit-sliced run (A57
-/// model: four lanes ≈ 750 cycles, the eight-lane run ≈ 1200).
-const VPERM_LANES: usize = 4;
 
 /// A block as two little-endian 64-bit words.
 type Words = [u64; 2];
