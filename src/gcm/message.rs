@@ -18,7 +18,7 @@
 
 use super::core::{BlockKey, Core};
 use super::{tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
-use crate::backend::partial::{load_partial, store_block};
+use crate::backend::partial::{load_partial, store_block, PARTIAL_MASK};
 use crate::error::Error;
 use crate::secret::{ct_eq, wipe_bytes};
 
@@ -239,9 +239,14 @@ impl Message {
         let used = n % BLOCK;
         if used != 0 {
             let start = n - used;
-            let block: &mut [u8; 16] = (&mut self.held[start..start + BLOCK]).try_into().unwrap();
-            let kept = u128::from_le_bytes(*block) & ((1u128 << (8 * used)) - 1);
-            *block = kept.to_le_bytes();
+            // The mask of `used` bytes as two words of PARTIAL_MASK (no 128-bit shift).
+            let mask = &PARTIAL_MASK[BLOCK - used..2 * BLOCK - used];
+            for half in 0..2 {
+                let at = start + 8 * half;
+                let m = u64::from_le_bytes(mask[8 * half..8 * half + 8].try_into().unwrap());
+                let w = u64::from_le_bytes(self.held[at..at + 8].try_into().unwrap()) & m;
+                self.held[at..at + 8].copy_from_slice(&w.to_le_bytes());
+            }
             self.held_len = (start + BLOCK) as u8;
         }
     }

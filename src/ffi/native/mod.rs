@@ -358,7 +358,38 @@ unsafe fn authenticate_general(
 
 /// # Safety
 /// As for `sgcm_cipher_encrypt`.
+#[inline(always)]
 unsafe fn crypt(
+    h: sgcm_cipher_hd_t,
+    dir: Direction,
+    out: *mut c_void,
+    outsize: usize,
+    inp: *const c_void,
+    inlen: usize,
+) -> sgcm_error_t {
+    // The usual call (out of place or in place on a keyed GCM handle, room enough) first:
+    // what the general path below does for it, without its checks.
+    let (src, len) = if inp.is_null() {
+        (out as *const u8, outsize)
+    } else {
+        (inp as *const u8, inlen)
+    };
+    if !out.is_null() && outsize >= len {
+        // SAFETY: forwarded contract; `src` readable and `out` writable for `len` bytes.
+        if let Some((key, msg)) = unsafe { keyed_gcm(h) } {
+            return status(unsafe { msg.crypt_raw(key, dir, src, out as *mut u8, len) });
+        }
+    }
+    // SAFETY: forwarded contract.
+    unsafe { crypt_general(h, dir, out, outsize, inp, inlen) }
+}
+
+/// `crypt` when its fast path does not apply (out of line).
+///
+/// # Safety
+/// As for `sgcm_cipher_encrypt`.
+#[inline(never)]
+unsafe fn crypt_general(
     h: sgcm_cipher_hd_t,
     dir: Direction,
     out: *mut c_void,
