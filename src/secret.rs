@@ -2,37 +2,38 @@
 
 use core::sync::atomic::{compiler_fence, Ordering};
 
-/// Overwrites `buf` with zeros that the optimizer must keep. Plain stores (inlined, so
-/// that a 16-byte block is one vector store: per-message wiping is on the hot path of
-/// short messages) followed by an empty `asm!` that is handed the buffer's address and may,
-/// as far as the compiler knows, read any memory: the zeros must be in memory before it,
-/// even when the buffer is dead afterwards (the barrier BoringSSL's `OPENSSL_cleanse` uses).
-/// Targets without stable `asm!` get volatile byte stores instead.
-#[inline(always)]
+/// Overwrites `buf` with zeros through volatile stores the optimizer must keep (whole
+/// words where aligned: per-message wiping is on the hot path of short messages).
 pub(crate) fn wipe_bytes(buf: &mut [u8]) {
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "arm"))]
-    {
-        buf.fill(0);
-        // SAFETY: an empty instruction sequence; it only receives a pointer.
-        unsafe {
-            core::arch::asm!("/* {0} */", in(reg) buf.as_ptr(), options(nostack, readonly, preserves_flags))
-        };
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "arm")))]
-    for b in buf.iter_mut() {
+    // SAFETY: any bit pattern is a valid u64, so viewing the aligned middle as words is sound.
+    let (head, words, tail) = unsafe { buf.align_to_mut::<u64>() };
+    for b in head.iter_mut().chain(tail.iter_mut()) {
         // SAFETY: `b` is a valid, exclusive reference to one byte.
         unsafe { core::ptr::write_volatile(b, 0) };
+    }
+    for w in words.iter_mut() {
+        // SAFETY: `w` is a valid, exclusive, aligned reference to one u64.
+        unsafe { core::ptr::write_volatile(w, 0) };
     }
     compiler_fence(Ordering::SeqCst);
 }
 
-/// Overwrites `buf` with zeros that the optimizer must keep (as [`wipe_bytes`]).
+/// Overwrites one block with zeros through a volatile store the optimizer must keep: one
+/// 16-byte store, no loop (the per-message wipes of tags, masks and counters).
 #[inline(always)]
+pub(crate) fn wipe_block(b: &mut [u8; 16]) {
+    // SAFETY: `b` is a valid, exclusive reference to 16 bytes; `[u8; 16]` has alignment 1.
+    unsafe { core::ptr::write_volatile(b, [0u8; 16]) };
+    compiler_fence(Ordering::SeqCst);
+}
+
+/// Overwrites `buf` with zeros through volatile stores the optimizer must keep.
 pub(crate) fn wipe_u64(buf: &mut [u64]) {
-    // SAFETY: any u64 is 8 initialised bytes; the view covers exactly `buf`.
-    let bytes =
-        unsafe { core::slice::from_raw_parts_mut(buf.as_mut_ptr() as *mut u8, 8 * buf.len()) };
-    wipe_bytes(bytes);
+    for w in buf.iter_mut() {
+        // SAFETY: `w` is a valid, exclusive reference to one u64.
+        unsafe { core::ptr::write_volatile(w, 0) };
+    }
+    compiler_fence(Ordering::SeqCst);
 }
 
 /// Constant-time equality of two equal-length byte strings: the time depends on the

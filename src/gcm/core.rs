@@ -9,7 +9,7 @@
 
 use super::{inc32, xor_keystream, Direction, BLOCK};
 use crate::backend::partial::store_block;
-use crate::secret::wipe_bytes;
+use crate::secret::wipe_block;
 
 /// What [`Core`] needs from a key: one-block encryption, GHASH, and the fused CTR+GHASH
 /// over whole blocks. [`super::Key`] implements it with a backend's kernels,
@@ -228,8 +228,8 @@ impl Core {
             }
             key.ghash(&mut self.y, &ct);
             self.data_len = self.data_len.wrapping_add(tail as u64);
-            wipe_bytes(&mut ks);
-            wipe_bytes(&mut ct);
+            wipe_block(&mut ks);
+            wipe_block(&mut ct);
         }
     }
 
@@ -277,9 +277,9 @@ impl Core {
     }
 
     pub fn wipe(&mut self) {
-        wipe_bytes(&mut self.j0);
-        wipe_bytes(&mut self.ctr);
-        wipe_bytes(&mut self.y);
+        wipe_block(&mut self.j0);
+        wipe_block(&mut self.ctr);
+        wipe_block(&mut self.y);
         self.aad_len = 0;
         self.data_len = 0;
     }

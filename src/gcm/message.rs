@@ -20,7 +20,7 @@ use super::core::{BlockKey, Core};
 use super::{tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
 use crate::backend::partial::{load_partial, store_block, PARTIAL_MASK};
 use crate::error::Error;
-use crate::secret::{ct_eq, wipe_bytes};
+use crate::secret::{ct_eq, wipe_block};
 
 mod fast;
 mod first;
@@ -120,7 +120,7 @@ impl Message {
             // The tag computation already wiped the buffer, keystream and mask.
             Phase::Done => {
                 self.core.wipe();
-                wipe_bytes(&mut self.tag);
+                wipe_block(&mut self.tag);
             }
             Phase::Aad | Phase::Data => self.wipe(),
         }
@@ -539,8 +539,8 @@ impl Message {
         for (t, (m, y)) in self.tag.iter_mut().zip(self.mask.iter().zip(self.core.y)) {
             *t = m ^ y;
         }
-        wipe_bytes(&mut self.mask);
-        wipe_bytes(&mut self.keystream);
+        wipe_block(&mut self.mask);
+        wipe_block(&mut self.keystream);
         self.held_len = 0;
         self.open_len = 0;
         self.phase = Phase::Done;
@@ -596,9 +596,9 @@ impl Message {
     /// ciphertext only, which are public).
     pub fn wipe(&mut self) {
         self.core.wipe();
-        wipe_bytes(&mut self.keystream);
-        wipe_bytes(&mut self.tag);
-        wipe_bytes(&mut self.mask);
+        wipe_block(&mut self.keystream);
+        wipe_block(&mut self.tag);
+        wipe_block(&mut self.mask);
         self.held_len = 0;
         self.open_len = 0;
         self.mask_ready = false;

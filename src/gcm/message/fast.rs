@@ -6,7 +6,7 @@
 
 use super::{Message, Phase, BLOCK};
 use crate::backend::partial::{load_partial, store_block};
-use crate::secret::wipe_bytes;
+use crate::secret::wipe_block;
 
 impl Message {
     /// [`Message::restart`] with a 96-bit IV (which needs no key): always applies.
@@ -14,7 +14,7 @@ impl Message {
     pub(crate) fn restart_96(&mut self, iv: &[u8; 12]) {
         match self.phase {
             // After a tag only the tag is left to wipe: the core is overwritten below.
-            Phase::Done => wipe_bytes(&mut self.tag),
+            Phase::Done => wipe_block(&mut self.tag),
             Phase::Idle => {}
             Phase::Aad | Phase::Data => self.wipe(),
         }

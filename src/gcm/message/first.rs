@@ -8,7 +8,7 @@ use super::{Direction, Message, Phase, BLOCK};
 use crate::backend::partial::{load_partial, store_block};
 use crate::gcm::core::BlockKey;
 use crate::gcm::Key;
-use crate::secret::wipe_bytes;
+use crate::secret::wipe_block;
 
 impl Message {
     /// The first data of a message whose AAD is all in `held`, when AAD and data are
@@ -107,7 +107,7 @@ impl Message {
     /// block left open (the counter just before `ctr`).
     pub(super) fn resume(&mut self, key: &Key) {
         self.provisional = false;
-        wipe_bytes(&mut self.tag);
+        wipe_block(&mut self.tag);
         self.mask = self.core.j0;
         if self.open_len > 0 {
             let mut ks = self.core.ctr;
