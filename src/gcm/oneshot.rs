@@ -6,7 +6,7 @@
 use super::core::{BlockKey, Core};
 use super::{tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
 use crate::error::Error;
-use crate::secret::{ct_eq, wipe_bytes};
+use crate::secret::{ct_eq, wipe_block};
 
 /// One-shot authenticated encryption: `src` → `dst` (same length), tag into `tag`
 /// (4, 8 or 12..=16 bytes).
@@ -64,7 +64,7 @@ pub(crate) unsafe fn seal_raw(
         )
     };
     copy_tag(tag, &full);
-    wipe_bytes(&mut full);
+    wipe_block(&mut full);
     core.wipe();
     Ok(())
 }
@@ -143,7 +143,7 @@ pub(crate) unsafe fn open_raw(
     core.aad_len -= len as u64;
     let mut full = core.finish(key);
     let ok = ct_eq(&full[..tag.len()], tag);
-    wipe_bytes(&mut full);
+    wipe_block(&mut full);
     core.wipe();
     if !ok {
         return Err(Error::TagMismatch);
@@ -167,7 +167,7 @@ pub(crate) unsafe fn open_raw(
                 None,
             );
         }
-        wipe_bytes(&mut ks);
+        wipe_block(&mut ks);
     }
     Ok(())
 }

@@ -239,7 +239,7 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
                 core::ptr::null_mut(),
             )
         };
-        crate::secret::wipe_bytes(&mut full);
+        crate::secret::wipe_block(&mut full);
         ok
     }
 }

@@ -176,7 +176,7 @@ macro_rules! x86_backend {
                             core::ptr::null_mut(),
                         )
                     };
-                    crate::secret::wipe_bytes(&mut full);
+                    crate::secret::wipe_block(&mut full);
                     ok
                 }
             }
