@@ -18,13 +18,29 @@ pub(crate) fn wipe_bytes(buf: &mut [u8]) {
     compiler_fence(Ordering::SeqCst);
 }
 
-/// Overwrites one block with zeros through a volatile store the optimizer must keep: one
-/// 16-byte store, no loop (the per-message wipes of tags, masks and counters).
+/// Overwrites one block with zeros (the per-message wipes of tags, masks and counters).
+/// On AArch64 and x86_64 a plain 16-byte store followed by an empty `asm!` that is given
+/// the block's address and may read memory, so the store must happen before it (the
+/// barrier of OpenSSL's `OPENSSL_cleanse`): a volatile `[u8; 16]` store is compiled
+/// there as zeros stored to the stack, loaded back and stored again, and on AArch64 that
+/// 16-byte load from two 8-byte stores cannot be forwarded. Elsewhere one volatile store.
 #[inline(always)]
 pub(crate) fn wipe_block(b: &mut [u8; 16]) {
-    // SAFETY: `b` is a valid, exclusive reference to 16 bytes; `[u8; 16]` has alignment 1.
-    unsafe { core::ptr::write_volatile(b, [0u8; 16]) };
-    compiler_fence(Ordering::SeqCst);
+    #[cfg(any(target_arch = "aarch64", target_arch = "x86_64"))]
+    {
+        *b = [0u8; 16];
+        // SAFETY: an empty instruction string; it only receives the address.
+        unsafe {
+            core::arch::asm!("/* {0} */", in(reg) b.as_ptr(), options(nostack, preserves_flags, readonly))
+        };
+    }
+    #[cfg(not(any(target_arch = "aarch64", target_arch = "x86_64")))]
+    {
+        // SAFETY: `b` is a valid, exclusive reference to 16 bytes; `[u8; 16]` has
+        // alignment 1.
+        unsafe { core::ptr::write_volatile(b, [0u8; 16]) };
+        compiler_fence(Ordering::SeqCst);
+    }
 }
 
 /// Overwrites `buf` with zeros through volatile stores the optimizer must keep.

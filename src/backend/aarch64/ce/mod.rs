@@ -174,7 +174,7 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
     ) -> [u8; 16] {
         let enc = dir == Direction::Encrypt;
         // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe { short::short(m.view(), enc, j0, aad, src, dst, len, None, hold).0 }
+        unsafe { short::short(m.view(), enc, j0, aad, src, dst, len, hold) }
     }
 
     unsafe fn crypt_message(
@@ -226,19 +226,7 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         tag: &[u8],
     ) -> bool {
         // SAFETY: forwarded contract; CPU support checked at key setup.
-        let (mut full, ok) = unsafe {
-            short::short(
-                m.view(),
-                false,
-                j0,
-                aad,
-                src,
-                dst,
-                len,
-                Some(tag),
-                core::ptr::null_mut(),
-            )
-        };
+        let (mut full, ok) = unsafe { short::open(m.view(), j0, aad, src, dst, len, tag) };
         crate::secret::wipe_block(&mut full);
         ok
     }

@@ -22,6 +22,7 @@ use super::CeKey;
 use crate::backend::aarch64::common::{ctr_add, ctr_block, ctr_to_native, from_halves, to_halves};
 use crate::backend::partial::{load_partial, store_partial, PARTIAL_MASK};
 use core::arch::aarch64::*;
+use core::ptr::null_mut;
 
 /// Data blocks per call (a partial last block counts as one): eight AES lanes with J0.
 pub(super) const DATA_BLOCKS: usize = 7;
@@ -340,21 +341,11 @@ unsafe fn one_pass<const N: usize, const ENC: bool, const CONT: bool>(
     }
 }
 
-type Kernel = unsafe fn(
-    &CeKey,
-    &[u8; 16],
-    &[u8],
-    *const u8,
-    *mut u8,
-    usize,
-    Option<&[u8]>,
-    *mut u8,
-) -> ([u8; 16], bool);
-
-/// [`one_pass`] over a whole message, compiled for one data-block count and direction.
+/// [`one_pass`] over a whole message, compiled for one data-block count and direction,
+/// without a tag to check: the tag comes back in two general registers and every
+/// argument fits in a register (the per-record call of the streaming API).
 #[inline(never)]
 #[target_feature(enable = "neon,aes")]
-#[allow(clippy::too_many_arguments)]
 unsafe fn kernel<const N: usize, const ENC: bool>(
     k: &CeKey,
     j0: &[u8; 16],
@@ -362,22 +353,62 @@ unsafe fn kernel<const N: usize, const ENC: bool>(
     src: *const u8,
     dst: *mut u8,
     len: usize,
-    verify: Option<&[u8]>,
     hold: *mut u8,
+) -> [u8; 16] {
+    // SAFETY: forwarded contract; features enabled on this function.
+    unsafe {
+        let st = Start::message(j0, aad.len(), len);
+        one_pass::<N, ENC, false>(k, st, aad, src, dst, len, None, hold).0
+    }
+}
+
+/// [`one_pass`] opening a whole message of `N` data blocks against `expected`.
+#[inline(never)]
+#[target_feature(enable = "neon,aes")]
+unsafe fn open_kernel<const N: usize>(
+    k: &CeKey,
+    j0: &[u8; 16],
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    expected: &[u8],
 ) -> ([u8; 16], bool) {
     // SAFETY: forwarded contract; features enabled on this function.
     unsafe {
         let st = Start::message(j0, aad.len(), len);
-        one_pass::<N, ENC, false>(k, st, aad, src, dst, len, verify, hold)
+        one_pass::<N, false, false>(k, st, aad, src, dst, len, Some(expected), null_mut())
     }
 }
 
-/// A message within the limits in the kernel for its block count: the full tag, and
-/// whether the output was written (see [`one_pass`]).
+type Seal = unsafe fn(&CeKey, &[u8; 16], &[u8], *const u8, *mut u8, usize, *mut u8) -> [u8; 16];
+type Open =
+    unsafe fn(&CeKey, &[u8; 16], &[u8], *const u8, *mut u8, usize, &[u8]) -> ([u8; 16], bool);
+
+/// The kernel of a message's data-block count, `$kernel::<N $(, $dir)?>` for N in 0..=7.
+macro_rules! by_blocks {
+    ($len:expr, $kernel:ident as $ty:ty $(, $dir:expr)?) => {
+        match $len.div_ceil(16) {
+            0 => $kernel::<0 $(, $dir)?> as $ty,
+            1 => $kernel::<1 $(, $dir)?> as $ty,
+            2 => $kernel::<2 $(, $dir)?> as $ty,
+            3 => $kernel::<3 $(, $dir)?> as $ty,
+            4 => $kernel::<4 $(, $dir)?> as $ty,
+            5 => $kernel::<5 $(, $dir)?> as $ty,
+            6 => $kernel::<6 $(, $dir)?> as $ty,
+            7 => $kernel::<7 $(, $dir)?> as $ty,
+            _ => unreachable!("message over the short limits"),
+        }
+    };
+}
+
+/// A message within the limits in the kernel for its block count and direction: the
+/// output, the full tag, and the zero-padded ciphertext at `hold` unless it is NULL.
 ///
 /// # Safety
 /// `src` readable and `dst` writable for `len` bytes, equal or disjoint; the message is
-/// within [`DATA_BLOCKS`] and [`HASH_BLOCKS`]; the CPU has AES and PMULL.
+/// within [`DATA_BLOCKS`] and [`HASH_BLOCKS`]; `hold` NULL or writable for `len` rounded
+/// up to a block; the CPU has AES and PMULL.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn short(
@@ -388,21 +419,35 @@ pub(super) unsafe fn short(
     src: *const u8,
     dst: *mut u8,
     len: usize,
-    verify: Option<&[u8]>,
     hold: *mut u8,
-) -> ([u8; 16], bool) {
-    macro_rules! pick {
-        ($($n:literal)*) => {
-            match (len.div_ceil(16), enc) {
-                $(($n, true) => kernel::<$n, true> as Kernel,
-                  ($n, false) => kernel::<$n, false> as Kernel,)*
-                _ => unreachable!("message over the short limits"),
-            }
-        };
-    }
-    let f = pick!(0 1 2 3 4 5 6 7);
+) -> [u8; 16] {
+    let f = if enc {
+        by_blocks!(len, kernel as Seal, true)
+    } else {
+        by_blocks!(len, kernel as Seal, false)
+    };
     // SAFETY: forwarded contract.
-    unsafe { f(k, j0, aad, src, dst, len, verify, hold) }
+    unsafe { f(k, j0, aad, src, dst, len, hold) }
+}
+
+/// [`short`] opening: the full tag, and whether it starts with `expected` (the output is
+/// written only then).
+///
+/// # Safety
+/// As for [`short`]; `expected` is at most 16 bytes.
+#[inline(always)]
+pub(super) unsafe fn open(
+    k: &CeKey,
+    j0: &[u8; 16],
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    expected: &[u8],
+) -> ([u8; 16], bool) {
+    let f = by_blocks!(len, open_kernel as Open);
+    // SAFETY: forwarded contract.
+    unsafe { f(k, j0, aad, src, dst, len, expected) }
 }
 
 /// The end of a longer message, after its whole blocks: the last `len` < 16 bytes (if
@@ -430,7 +475,7 @@ unsafe fn finish_kernel<const N: usize, const ENC: bool>(
             y: vrbitq_u8(vld1q_u8(y.as_ptr())),
             bits: bits(lens.0, lens.1),
         };
-        one_pass::<N, ENC, true>(k, st, &[], src, dst, len, None, core::ptr::null_mut()).0
+        one_pass::<N, ENC, true>(k, st, &[], src, dst, len, None, null_mut()).0
     }
 }
 

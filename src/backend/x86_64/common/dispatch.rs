@@ -143,12 +143,8 @@ macro_rules! x86_backend {
                     // SAFETY: forwarded contract; CPU support checked at key setup.
                     unsafe {
                         match dir {
-                            Direction::Encrypt => {
-                                short::<true>(k, j0, aad, src, dst, len, None, hold).0
-                            }
-                            Direction::Decrypt => {
-                                short::<false>(k, j0, aad, src, dst, len, None, hold).0
-                            }
+                            Direction::Encrypt => short::<true>(k, j0, aad, src, dst, len, hold),
+                            Direction::Decrypt => short::<false>(k, j0, aad, src, dst, len, hold),
                         }
                     }
                 }
@@ -164,18 +160,8 @@ macro_rules! x86_backend {
                     tag: &[u8],
                 ) -> bool {
                     // SAFETY: forwarded contract; CPU support checked at key setup.
-                    let (mut full, ok) = unsafe {
-                        short::<false>(
-                            m.view(),
-                            j0,
-                            aad,
-                            src,
-                            dst,
-                            len,
-                            Some(tag),
-                            core::ptr::null_mut(),
-                        )
-                    };
+                    let (mut full, ok) =
+                        unsafe { short::open(m.view(), j0, aad, src, dst, len, tag) };
                     crate::secret::wipe_block(&mut full);
                     ok
                 }

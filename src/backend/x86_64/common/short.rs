@@ -39,11 +39,9 @@ unsafe fn to_halves(v: __m128i) -> [u64; 2] {
     }
 }
 
-/// One pass over a message within the limits from its J0 (the zero-padded ciphertext
-/// also stored at `hold` unless it is NULL): returns the full tag and whether the output
-/// was written — always, unless `verify` holds a tag (opening) that
-/// the computed one does not start with. (Only the choice of lanes, inlined into the
-/// caller: one call per message.)
+/// One pass over a message within the limits from its J0: the output, the full tag, and
+/// the zero-padded ciphertext at `hold` unless it is NULL. (Only the choice of lanes,
+/// inlined into the caller: one call per message, every argument but two in a register.)
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn short<const ENC: bool>(
@@ -53,25 +51,81 @@ pub(crate) unsafe fn short<const ENC: bool>(
     src: *const u8,
     dst: *mut u8,
     len: usize,
-    verify: Option<&[u8]>,
     hold: *mut u8,
-) -> ([u8; 16], bool) {
+) -> [u8; 16] {
     // SAFETY: forwarded contract (the caller checked the CPU's features).
     unsafe {
         match len.div_ceil(16) {
-            0 | 1 => short_lanes::<ENC, 2>(k, j0, aad, src, dst, len, verify, hold),
-            2 | 3 => short_lanes::<ENC, 4>(k, j0, aad, src, dst, len, verify, hold),
-            4 => short_lanes::<ENC, 5>(k, j0, aad, src, dst, len, verify, hold),
-            _ => short_lanes::<ENC, 8>(k, j0, aad, src, dst, len, verify, hold),
+            0 | 1 => seal_lanes::<ENC, 2>(k, j0, aad, src, dst, len, hold),
+            2 | 3 => seal_lanes::<ENC, 4>(k, j0, aad, src, dst, len, hold),
+            4 => seal_lanes::<ENC, 5>(k, j0, aad, src, dst, len, hold),
+            _ => seal_lanes::<ENC, 8>(k, j0, aad, src, dst, len, hold),
         }
     }
 }
 
-/// [`short`] with `LANES` AES lanes (E(K, J0) and `LANES` − 1 counter blocks).
-#[inline(never)]
+/// [`short`] opening: the full tag, and whether it starts with `expected` (the output is
+/// written only then).
+#[inline(always)]
+pub(crate) unsafe fn open(
+    k: &XKey,
+    j0: &[u8; 16],
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    expected: &[u8],
+) -> ([u8; 16], bool) {
+    // SAFETY: forwarded contract (the caller checked the CPU's features).
+    unsafe {
+        match len.div_ceil(16) {
+            0 | 1 => open_lanes::<2>(k, j0, aad, src, dst, len, expected),
+            2 | 3 => open_lanes::<4>(k, j0, aad, src, dst, len, expected),
+            4 => open_lanes::<5>(k, j0, aad, src, dst, len, expected),
+            _ => open_lanes::<8>(k, j0, aad, src, dst, len, expected),
+        }
+    }
+}
+
+/// [`lanes`] without a tag to check.
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn seal_lanes<const ENC: bool, const LANES: usize>(
+    k: &XKey,
+    j0: &[u8; 16],
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    hold: *mut u8,
+) -> [u8; 16] {
+    // SAFETY: forwarded contract; features enabled on this function.
+    unsafe { lanes::<ENC, LANES>(k, j0, aad, src, dst, len, None, hold).0 }
+}
+
+/// [`lanes`] opening against `expected`.
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn open_lanes<const LANES: usize>(
+    k: &XKey,
+    j0: &[u8; 16],
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    expected: &[u8],
+) -> ([u8; 16], bool) {
+    // SAFETY: forwarded contract; features enabled on this function.
+    unsafe {
+        let hold = core::ptr::null_mut();
+        lanes::<false, LANES>(k, j0, aad, src, dst, len, Some(expected), hold)
+    }
+}
+
+/// The pass with `LANES` AES lanes (E(K, J0) and `LANES` − 1 counter blocks): returns the
+/// full tag, and whether the output was written — always, unless `verify` holds a tag
+/// (opening) that the computed one does not start with.
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn short_lanes<const ENC: bool, const LANES: usize>(
+unsafe fn lanes<const ENC: bool, const LANES: usize>(
     k: &XKey,
     j0: &[u8; 16],
     aad: &[u8],
