@@ -306,10 +306,12 @@ impl Message {
         // The usual first (and only) data call of a short message, all its AAD held: the
         // backend's one pass, with the checks of `crypt_general` that apply (the phase is
         // Aad, so no data came yet and the length limit is the whole one).
-        if self.phase == Phase::Aad && self.whole_message() && len as u64 <= MAX_DATA {
+        // `held` must take the padded AAD and data and the lengths block (which bounds
+        // `len` far below MAX_DATA).
+        if self.phase == Phase::Aad && self.whole_message() && len < HOLD {
             let aad = self.held_len as usize;
-            let end = aad.next_multiple_of(BLOCK) + len.next_multiple_of(BLOCK);
-            if end + BLOCK <= HOLD && key.fits_short(aad, len) {
+            if aad.div_ceil(BLOCK) + len.div_ceil(BLOCK) < HOLD / BLOCK && key.fits_short(aad, len)
+            {
                 // SAFETY: forwarded from the caller; room in `held` checked above.
                 unsafe { self.first_data_short(key, dir, src, dst, len) };
                 return Ok(());
