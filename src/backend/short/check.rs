@@ -148,7 +148,7 @@ pub(crate) fn check<B: Backend>() -> usize {
     let text: Vec<u8> = (0..16 * B::SHORT_DATA_BLOCKS)
         .map(|i| (i * 61 + 17) as u8)
         .collect();
-    let aad_all: Vec<u8> = (0..64).map(|i| (i * 23 + 5) as u8).collect();
+    let aad_all: Vec<u8> = (0..112).map(|i| (i * 23 + 5) as u8).collect();
     let mut cases = 0;
     for key_len in [16, 24, 32] {
         let key: Vec<u8> = (0..key_len).map(|i| (i * 37 + key_len) as u8).collect();
@@ -162,7 +162,8 @@ pub(crate) fn check<B: Backend>() -> usize {
         let mut wrap = j0;
         wrap[12..].copy_from_slice(&0xffff_fffeu32.to_be_bytes());
         for len in 0..=text.len() {
-            for a in [0, 1, 13, 16, 17, 33, 48] {
+            // Every bit of a byte count below 128 set in some AAD length and data length.
+            for a in [0, 1, 7, 13, 16, 17, 33, 48, 98, 112] {
                 let (aad, pt) = (&aad_all[..a], &text[..len]);
                 if !short::fits(a, len, B::SHORT_DATA_BLOCKS, B::SHORT_HASH_BLOCKS) {
                     continue;
