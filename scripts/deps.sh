@@ -12,7 +12,8 @@
 #   - Debian's rustc-web 1.85 (the MSRV) plus the aarch64/armv7 standard libraries taken
 #     from Debian's arm64/armhf libstd-rust-web-dev packages, so ARM can be cross-built
 #     without rustup targets;
-#   - cross gcc, qemu-user, meson/ninja/pkg-config, llvm-19 (llvm-mca with N1/V1 models);
+#   - cross gcc, qemu-user, meson/ninja/pkg-config, llvm-19 (llvm-mca with N1/V1 models; on
+#     ARM hosts too, whose constant-time step disassembles with llvm-objdump-19);
 #   - nettle, libgcrypt and OpenSSL headers for the side-by-side comparisons, gnutls-bin
 #     for the TLS loopback test, Debian's arm64 libnettle8 for the qemu drop-in test, the arm64
 #     nettle/OpenSSL/libgcrypt and qemu's plugin header for the whole-call model, the armhf
@@ -51,11 +52,12 @@ rust_pkgs=(rustc-web libstd-rust-web-dev rust-web-clippy)
 apt_pkgs=(
   build-essential pkg-config meson ninja-build python3 python3-pip unzip
   nettle-dev libgcrypt20-dev libssl-dev gnutls-bin valgrind
+  llvm-19
 )
 if [ "$host_arch" = amd64 ]; then
   # rustup's cargo drives the native build; Debian's rustc the ARM cross builds.
   apt_pkgs+=(gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
-             qemu-user llvm-19)
+             qemu-user)
 else
   # An ARM host builds natively with Debian's cargo and lints with Debian's rustfmt/clippy.
   rust_pkgs+=(cargo-web rustfmt-web)

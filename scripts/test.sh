@@ -181,12 +181,12 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   log="$logdir/ctgrind-native.log"
   bash scripts/ctgrind.sh native >"$log" 2>&1; rc=$?
   read -r p f < <(plain_counts "$log" $rc)
-  record x86_64 native all "constant time" $p $f
+  record "$host" native all "constant time" $p $f
   [ $f = 0 ] || grep -E '^FAIL' "$log" | head -10
   log="$logdir/sanitize.log"
   bash scripts/sanitize.sh >"$log" 2>&1; rc=$?
   read -r p f < <(plain_counts "$log" $rc)
-  record x86_64 native "${backends[0]}*" "C: ASan+UBSan, TSan" $p $f
+  record "$host" native "${backends[0]}*" "C: ASan+UBSan, TSan" $p $f
   [ $f = 0 ] || grep -E '^FAIL' "$log" | head -10
 fi
 
