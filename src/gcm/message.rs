@@ -18,12 +18,13 @@
 
 use super::core::{BlockKey, Core};
 use super::{tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
-use crate::backend::partial::{load_partial, store_block, PARTIAL_MASK};
+use crate::backend::partial::{load_partial, store_block};
 use crate::error::Error;
 use crate::secret::{ct_eq, wipe_block};
 
 mod fast;
 mod first;
+mod held;
 
 /// Bytes of AAD and ciphertext held back from GHASH (eight blocks).
 const HOLD: usize = 8 * BLOCK;
@@ -188,67 +189,6 @@ impl Message {
         }
         self.core.aad_len += n as u64;
         Ok(())
-    }
-
-    /// Appends GHASH input to `held`, hashing it whenever it fills; whole blocks of a long
-    /// input are hashed straight from it once `held` is empty. (Not inlined, so that the
-    /// one-block AAD of `aad` needs no registers saved.)
-    #[inline(never)]
-    fn hold(&mut self, key: &Key, mut bytes: &[u8]) {
-        while !bytes.is_empty() {
-            let used = self.held_len as usize;
-            if used == 0 && bytes.len() >= HOLD {
-                let whole = bytes.len() / BLOCK * BLOCK;
-                key.ghash(&mut self.core.y, &bytes[..whole]);
-                bytes = &bytes[whole..];
-                continue;
-            }
-            let n = bytes.len().min(HOLD - used);
-            if n < BLOCK && used + BLOCK <= HOLD {
-                // A short piece (a TLS header) as one 16-byte store, not a memcpy call;
-                // the bytes after it in `held` are not in use.
-                // SAFETY: `bytes` holds `n` readable bytes; `held` 16 writable at `used`.
-                unsafe {
-                    store_block(
-                        self.held[used..].as_mut_ptr(),
-                        load_partial(bytes.as_ptr(), n),
-                    )
-                };
-            } else {
-                self.held[used..used + n].copy_from_slice(&bytes[..n]);
-            }
-            self.held_len += n as u8;
-            bytes = &bytes[n..];
-            if self.held_len as usize == HOLD {
-                self.flush_held(key);
-            }
-        }
-    }
-
-    /// Hashes what `held` holds (a whole number of blocks).
-    fn flush_held(&mut self, key: &Key) {
-        let n = self.held_len as usize;
-        debug_assert!(n % BLOCK == 0);
-        key.ghash(&mut self.core.y, &self.held[..n]);
-        self.held_len = 0;
-    }
-
-    /// Zero-pads `held` to a block boundary (the end of the AAD, or of the data).
-    fn pad_held(&mut self) {
-        let n = self.held_len as usize;
-        let used = n % BLOCK;
-        if used != 0 {
-            let start = n - used;
-            // The mask of `used` bytes as two words of PARTIAL_MASK (no 128-bit shift).
-            let mask = &PARTIAL_MASK[BLOCK - used..2 * BLOCK - used];
-            for half in 0..2 {
-                let at = start + 8 * half;
-                let m = u64::from_le_bytes(mask[8 * half..8 * half + 8].try_into().unwrap());
-                let w = u64::from_le_bytes(self.held[at..at + 8].try_into().unwrap()) & m;
-                self.held[at..at + 8].copy_from_slice(&w.to_le_bytes());
-            }
-            self.held_len = (start + BLOCK) as u8;
-        }
     }
 
     /// Encrypts `buf` in place.
