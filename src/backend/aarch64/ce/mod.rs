@@ -25,6 +25,8 @@
 //!   aggregation, GHASH tails and the GHASH-only loop;
 //! - `short.rs`: whole short messages in one pass (exact AES lanes, one GHASH
 //!   reduction, partial blocks in registers);
+//! - `medium.rs`: whole messages of 8..=16 blocks after one block of AAD, in one pass
+//!   the same way (the AAD hashed during the AES, one reduction for the data);
 //! - `crypt.rs`: the kernels the fused entry (`../common.rs`) runs: one stitched kernel
 //!   per key size, direction and variant (`kernel_enc_aes128`, …, the names
 //!   `scripts/model-arm.sh` looks for), the first group and the tails; and CTR alone;
@@ -36,6 +38,7 @@ mod crypt;
 mod ghash;
 mod key;
 mod loops;
+mod medium;
 mod short;
 
 use crate::backend::aarch64::common;
@@ -188,6 +191,11 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         y: &mut [u8; 16],
     ) -> [u8; 16] {
         let k: &CeKey = m.view();
+        let enc = dir == Direction::Encrypt;
+        if medium::fits(aad.len(), len) {
+            // SAFETY: forwarded contract; CPU support checked at key setup.
+            return unsafe { medium::medium(k, enc, j0, aad, src, dst, len, y) };
+        }
         let blocks = len / 16;
         let mut ctr = crate::backend::short::first_counter(j0);
         *y = [0; 16];
@@ -199,7 +207,6 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
                 Self::crypt(m, dir, &mut ctr, y, src, dst, blocks, None);
             }
             let lens = (aad.len() as u64, len as u64);
-            let enc = dir == Direction::Encrypt;
             let off = 16 * blocks;
             short::finish(
                 k,

@@ -29,11 +29,16 @@ pub(super) const DATA_BLOCKS: usize = 7;
 /// GHASH blocks per call (AAD + data + lengths): the sixteen stored powers of H.
 pub(super) const HASH_BLOCKS: usize = 16;
 
-/// `$body` for each `$i` in `0..$n` (`$n` ≤ 7, a constant), written out: a `for` loop
-/// with this body stayed rolled, with its powers of H chosen at run time.
+/// `$body` for each `$i` in `0..$n` (`$n` ≤ 7, or ≤ 16 in the `16;` form; a constant),
+/// written out: a `for` loop with this body stayed rolled, with its powers of H chosen at
+/// run time. (Two forms, as an index past the end of a shorter array is rejected even in
+/// a branch that is never taken.)
 macro_rules! unrolled {
     ($n:expr, $i:ident => $body:block) => {
         unrolled!(@ $n, $i, $body, 0 1 2 3 4 5 6)
+    };
+    (16; $n:expr, $i:ident => $body:block) => {
+        unrolled!(@ $n, $i, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
     };
     (@ $n:expr, $i:ident, $body:block, $($k:literal)*) => {
         $(if $k < $n {
@@ -42,10 +47,11 @@ macro_rules! unrolled {
         })*
     };
 }
+pub(super) use unrolled;
 
 /// The halves of a mask of the first `n` (≤ 16) bytes of a block, from `PARTIAL_MASK`.
 #[inline(always)]
-fn mask_halves(n: usize) -> [u64; 2] {
+pub(super) fn mask_halves(n: usize) -> [u64; 2] {
     let m = &PARTIAL_MASK[16 - n..32 - n];
     let half = |i: usize| u64::from_le_bytes(m[i..i + 8].try_into().expect("8 bytes"));
     [half(0), half(8)]
@@ -60,7 +66,7 @@ unsafe fn round_key(rk: *const [u8; 16], i: usize) -> uint8x16_t {
 
 /// One AES round (AESE+AESMC, adjacent for fusion) on the first `L` lanes.
 #[inline(always)]
-unsafe fn round<const L: usize>(b: &mut [uint8x16_t; 8], key: uint8x16_t) {
+unsafe fn round<const L: usize>(b: &mut [uint8x16_t], key: uint8x16_t) {
     for x in &mut b[..L] {
         // SAFETY: only inlined into `neon,aes` functions.
         *x = unsafe { vaesmcq_u8(vaeseq_u8(*x, key)) };
@@ -72,7 +78,7 @@ unsafe fn round<const L: usize>(b: &mut [uint8x16_t; 8], key: uint8x16_t) {
 /// The nine rounds every key size starts with read keys at fixed offsets, so the first
 /// round does not wait for the round count.
 #[inline(always)]
-unsafe fn aes_lanes<const L: usize>(k: &CeKey, b: &mut [uint8x16_t; 8]) -> uint8x16_t {
+pub(super) unsafe fn aes_lanes<const L: usize>(k: &CeKey, b: &mut [uint8x16_t]) -> uint8x16_t {
     // SAFETY (whole body): only inlined into `neon,aes` functions; `rounds` is 10, 12
     // or 14, so every index is ≤ rounds < 15.
     unsafe {
@@ -98,18 +104,30 @@ unsafe fn aes_lanes<const L: usize>(k: &CeKey, b: &mut [uint8x16_t; 8]) -> uint8
 }
 
 /// The unreduced Karatsuba sum of products of natural-order blocks with powers of H.
-struct Sum {
+pub(super) struct Sum {
     lo: uint8x16_t,
     mid: uint8x16_t,
     hi: uint8x16_t,
 }
 
 impl Sum {
+    /// The empty sum.
+    #[inline(always)]
+    pub(super) unsafe fn zero() -> Sum {
+        // SAFETY: NEON baseline.
+        let z = unsafe { vdupq_n_u8(0) };
+        Sum {
+            lo: z,
+            mid: z,
+            hi: z,
+        }
+    }
+
     /// Adds x·H^p (1 ≤ p ≤ 16). `hk[(p-1)/2]` holds lo ^ hi of H^p in lane (p-1) % 2,
     /// where PMULL (lane 0) or PMULL2 (lane 1) picks it up; with `p` a constant the
     /// choice is made at compile time, else by a branch on the public AAD length.
     #[inline(always)]
-    unsafe fn add(&mut self, k: &CeKey, x: uint8x16_t, p: usize) {
+    pub(super) unsafe fn add(&mut self, k: &CeKey, x: uint8x16_t, p: usize) {
         debug_assert!((1..=16).contains(&p));
         // SAFETY: p - 1 < 16 indexes `h` and (p - 1) / 2 < 8 `hk`; only inlined into
         // `neon,aes` functions.
@@ -132,7 +150,7 @@ impl Sum {
     /// by the short sequence of the generated loops (`gen_loops.py`): the product's top
     /// word times x^128 ≡ 0x87 is folded in together with the middle term, then word 2.
     #[inline(always)]
-    unsafe fn reduce_onto(self, y: uint8x16_t) -> uint8x16_t {
+    pub(super) unsafe fn reduce_onto(self, y: uint8x16_t) -> uint8x16_t {
         // SAFETY: only inlined into `neon,aes` functions.
         unsafe {
             let poly = vreinterpretq_u8_u64(vdupq_n_u64(0x87));
@@ -147,7 +165,7 @@ impl Sum {
 
 /// Block `i` of the `len` bytes at `p`, zero-padded when it is the partial last one.
 #[inline(always)]
-unsafe fn block_at(p: *const u8, i: usize, len: usize) -> uint8x16_t {
+pub(super) unsafe fn block_at(p: *const u8, i: usize, len: usize) -> uint8x16_t {
     // SAFETY: block `i` starts inside the `len` readable bytes (callers check).
     unsafe {
         let left = len - 16 * i;
@@ -188,17 +206,17 @@ unsafe fn tag_matches(tag: uint8x16_t, expected: &[u8]) -> bool {
 /// Where a pass starts: the J0 block (lane 0, the tag mask), the counter of the first
 /// data block in native order, the GHASH state before the first block hashed (natural
 /// bit order) and the lengths block in natural bit order.
-struct Start {
-    j0: uint8x16_t,
-    ctr: uint32x4_t,
-    y: uint8x16_t,
-    bits: [u64; 2],
+pub(super) struct Start {
+    pub(super) j0: uint8x16_t,
+    pub(super) ctr: uint32x4_t,
+    pub(super) y: uint8x16_t,
+    pub(super) bits: [u64; 2],
 }
 
 impl Start {
     /// A whole message from `j0`: counters from inc32(J0), GHASH from zero.
     #[inline(always)]
-    unsafe fn message(j0: &[u8; 16], aad_len: usize, len: usize) -> Start {
+    pub(super) unsafe fn message(j0: &[u8; 16], aad_len: usize, len: usize) -> Start {
         // SAFETY: 16 readable bytes; NEON baseline.
         unsafe {
             let j0 = vld1q_u8(j0.as_ptr());
@@ -215,7 +233,7 @@ impl Start {
 /// The lengths block of `aad_len` and `len` bytes in natural bit order: `rbit` of a
 /// 64-bit length is its big-endian bytes with each byte's bits reversed.
 #[inline(always)]
-fn bits(aad_len: u64, len: u64) -> [u64; 2] {
+pub(super) fn bits(aad_len: u64, len: u64) -> [u64; 2] {
     [(aad_len << 3).reverse_bits(), (len << 3).reverse_bits()]
 }
 
@@ -264,11 +282,7 @@ unsafe fn one_pass<const N: usize, const ENC: bool, const CONT: bool>(
         // so that they do not delay the first rounds): the AAD (block j takes
         // H^(a+N+1-j)) and the lengths block (H^1).
         let z = vdupq_n_u8(0);
-        let mut sum = Sum {
-            lo: z,
-            mid: z,
-            hi: z,
-        };
+        let mut sum = Sum::zero();
         if a == 1 {
             // One block of AAD (a TLS record's 13 bytes, an ESP header): its power is a
             // constant, so it needs no loop.
