@@ -142,10 +142,12 @@ unsafe fn keyed_gcm<'a>(h: sgcm_cipher_hd_t) -> Option<(&'a Key, &'a mut Message
     if h.magic != MAGIC_KEYED {
         return None;
     }
-    match h.key.as_ref() {
-        Some(key) => Some((key, &mut h.msg)),
-        None => None,
-    }
+    debug_assert!(h.key.is_some());
+    // SAFETY: MAGIC_KEYED is stored only by `sgcm_cipher_setkey`, right after the key,
+    // and only `sgcm_cipher_close` removes the key, after replacing the magic; so the key
+    // is there (one test instead of two on every record).
+    let key = unsafe { h.key.as_ref().unwrap_unchecked() };
+    Some((key, &mut h.msg))
 }
 
 /// # Safety

@@ -32,7 +32,9 @@ impl Message {
     #[inline(always)]
     pub(crate) fn first_short_aad(&mut self, aad: &[u8]) -> bool {
         let n = aad.len();
-        if self.phase != Phase::Aad || self.held_len != 0 || self.core.aad_len != 0 {
+        // One test for the three conditions (a first AAD call after `restart`).
+        let others = (self.phase as u64 ^ Phase::Aad as u64) | u64::from(self.held_len);
+        if others | self.core.aad_len != 0 {
             return false;
         }
         debug_assert!(n > 0 && n < BLOCK);

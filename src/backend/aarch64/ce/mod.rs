@@ -190,12 +190,50 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         len: usize,
         y: &mut [u8; 16],
     ) -> [u8; 16] {
+        if medium::fits(aad.len(), len) {
+            let enc = dir == Direction::Encrypt;
+            // SAFETY: forwarded contract; CPU support checked at key setup.
+            return unsafe { medium::medium(m.view(), enc, j0, aad, src, dst, len, y) };
+        }
+        // SAFETY: forwarded contract.
+        unsafe { Self::stitched_message(m, dir, j0, aad, src, dst, len, y) }
+    }
+
+    #[inline(always)]
+    unsafe fn open_short(
+        m: &Material,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        tag: &[u8],
+    ) -> bool {
+        // SAFETY: forwarded contract; CPU support checked at key setup.
+        let (mut full, ok) = unsafe { short::open(m.view(), j0, aad, src, dst, len, tag) };
+        crate::secret::wipe_block(&mut full);
+        ok
+    }
+}
+
+impl<const EOR3: bool> Aarch64Ce<EOR3> {
+    /// `crypt_message` for what `medium.rs` does not take: the AAD's GHASH, the fused
+    /// kernel over the whole blocks, then the tail with E(K, J0) and the lengths block.
+    /// (Out of line, so that the medium path's call needs no stack frame.)
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn stitched_message(
+        m: &Material,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        y: &mut [u8; 16],
+    ) -> [u8; 16] {
         let k: &CeKey = m.view();
         let enc = dir == Direction::Encrypt;
-        if medium::fits(aad.len(), len) {
-            // SAFETY: forwarded contract; CPU support checked at key setup.
-            return unsafe { medium::medium(k, enc, j0, aad, src, dst, len, y) };
-        }
         let blocks = len / 16;
         let mut ctr = crate::backend::short::first_counter(j0);
         *y = [0; 16];
@@ -220,21 +258,5 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
                 lens,
             )
         }
-    }
-
-    #[inline(always)]
-    unsafe fn open_short(
-        m: &Material,
-        j0: &[u8; 16],
-        aad: &[u8],
-        src: *const u8,
-        dst: *mut u8,
-        len: usize,
-        tag: &[u8],
-    ) -> bool {
-        // SAFETY: forwarded contract; CPU support checked at key setup.
-        let (mut full, ok) = unsafe { short::open(m.view(), j0, aad, src, dst, len, tag) };
-        crate::secret::wipe_block(&mut full);
-        ok
     }
 }
