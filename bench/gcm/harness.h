@@ -41,6 +41,7 @@ extern struct options {
   int no_slope;      /* tcrypt-style tables only */
   const char *rowsets_only; /* --rowsets: the row sets whose CSV modes are in this list */
   double cold_mb;    /* the data walk of the caches-disturbed row sets (cold.c) */
+  int rounds;        /* --rounds: every worker this many times, implementations in turn */
 } opt;
 
 /* registry.c */
@@ -126,6 +127,7 @@ struct result {
 };
 extern struct result res[MAXIMPL];
 void run_worker(int i);
+void keep_best(struct result *best, const struct result *r, int first);
 
 /* report.c */
 int label_width(void);

@@ -137,3 +137,42 @@ void run_worker(int i) {
   r->ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
   if (!r->ok) fprintf(stderr, "bench-gcm: %s: worker failed (status %d)\n", impls[i].label, st);
 }
+
+/* --rounds: folds this round's figures `r` into `best`, keeping for each figure the round
+ * with the fewest cycles (ns times that round's clock estimate). A bench-slope figure comes
+ * with its own clock estimate and is copied whole; the sizes of a row set share one, so a
+ * better size is stored at the estimate `best` already has, its time scaled to the same
+ * cycle count. The checks must pass in every round. */
+void keep_best(struct result *best, const struct result *r, int first) {
+  if (first) {
+    *best = *r;
+    return;
+  }
+  best->ok = best->ok && r->ok;
+  best->fails += r->fails;
+  best->msgs += r->msgs;
+  if (best->fp != r->fp) best->fails++; /* a round that computed something else fails */
+  for (int a = 0; a < NALGO; a++) {
+    for (int m = 0; m < NMODE; m++) {
+      if (!r->have_slope[a][m]) continue;
+      if (!best->have_slope[a][m] ||
+          r->slope[a][m] * r->ghz[a][m] < best->slope[a][m] * best->ghz[a][m]) {
+        best->slope[a][m] = r->slope[a][m], best->ghz[a][m] = r->ghz[a][m];
+        best->ghzdiff[a][m] = r->ghzdiff[a][m], best->have_slope[a][m] = 1;
+      }
+    }
+    for (size_t set = 0; set < nrowsets; set++) {
+      if (!r->have_rs[set][a]) continue;
+      if (!best->have_rs[set][a]) {
+        memcpy(best->rs_ns[set][a], r->rs_ns[set][a], sizeof r->rs_ns[set][a]);
+        best->rs_ghz[set][a] = r->rs_ghz[set][a], best->have_rs[set][a] = 1;
+        continue;
+      }
+      for (size_t s = 0; s < rowsets[set].nsizes; s++) {
+        double c = r->rs_ns[set][a][s] * r->rs_ghz[set][a];
+        if (c < best->rs_ns[set][a][s] * best->rs_ghz[set][a])
+          best->rs_ns[set][a][s] = c / best->rs_ghz[set][a];
+      }
+    }
+  }
+}
