@@ -39,6 +39,20 @@ unsafe fn to_halves(v: __m128i) -> [u64; 2] {
     }
 }
 
+/// `$f::<…, LANES>($args)` (generic arguments before LANES optional) with the lanes a
+/// message of `$len` bytes needs: E(K, J0) and one per block, rounded up to the counts
+/// that are compiled (2, 4, 5, 8).
+macro_rules! by_lanes {
+    ($len:expr, $f:ident $(::<$($g:tt),*>)? ($($arg:expr),*)) => {
+        match $len.div_ceil(16) {
+            0 | 1 => $f::<$($($g,)*)? 2>($($arg),*),
+            2 | 3 => $f::<$($($g,)*)? 4>($($arg),*),
+            4 => $f::<$($($g,)*)? 5>($($arg),*),
+            _ => $f::<$($($g,)*)? 8>($($arg),*),
+        }
+    };
+}
+
 /// One pass over a message within the limits from its J0: the output, the full tag, and
 /// the zero-padded ciphertext at `hold` unless it is NULL. (Only the choice of lanes,
 /// inlined into the caller: one call per message, every argument but two in a register.)
@@ -54,14 +68,7 @@ pub(crate) unsafe fn short<const ENC: bool>(
     hold: *mut u8,
 ) -> [u8; 16] {
     // SAFETY: forwarded contract (the caller checked the CPU's features).
-    unsafe {
-        match len.div_ceil(16) {
-            0 | 1 => seal_lanes::<ENC, 2>(k, j0, aad, src, dst, len, hold),
-            2 | 3 => seal_lanes::<ENC, 4>(k, j0, aad, src, dst, len, hold),
-            4 => seal_lanes::<ENC, 5>(k, j0, aad, src, dst, len, hold),
-            _ => seal_lanes::<ENC, 8>(k, j0, aad, src, dst, len, hold),
-        }
-    }
+    unsafe { by_lanes!(len, seal_lanes::<ENC>(k, j0, aad, src, dst, len, hold)) }
 }
 
 /// [`short`] opening: the full tag, and whether it starts with `expected` (the output is
@@ -77,14 +84,7 @@ pub(crate) unsafe fn open(
     expected: &[u8],
 ) -> ([u8; 16], bool) {
     // SAFETY: forwarded contract (the caller checked the CPU's features).
-    unsafe {
-        match len.div_ceil(16) {
-            0 | 1 => open_lanes::<2>(k, j0, aad, src, dst, len, expected),
-            2 | 3 => open_lanes::<4>(k, j0, aad, src, dst, len, expected),
-            4 => open_lanes::<5>(k, j0, aad, src, dst, len, expected),
-            _ => open_lanes::<8>(k, j0, aad, src, dst, len, expected),
-        }
-    }
+    unsafe { by_lanes!(len, open_lanes(k, j0, aad, src, dst, len, expected)) }
 }
 
 /// [`lanes`] without a tag to check.
