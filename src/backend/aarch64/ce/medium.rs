@@ -5,13 +5,16 @@
 //! GHASH call for the AAD and a separate tail call for E(K, J0) and the lengths block;
 //! every one of those is a latency chain the next waits for.
 //!
-//! Here E(K, J0) and every counter block run AES round-major as one batch of exactly as
-//! many lanes as the message needs (on Neoverse N1 AES and PMULL share one pipe, so the
-//! batch is bound by that pipe either way, and nothing waits for a reduction in between).
-//! The AAD block is multiplied by H while the AES runs. The data blocks are one Karatsuba
-//! sum over H^w..H^1 (the AAD's product folded into the first) with one reduction; that
-//! is the state the mode keeps for a message that goes on (`y`). The tag multiplies it,
-//! with the partial block and the lengths block, once more.
+//! Here E(K, J0) and the counter blocks run AES round-major, exactly as many lanes as the
+//! message needs, in three batches (J0 with blocks 0..6, then 6..11, then the rest); the
+//! GHASH of a batch's ciphertext comes before the next batch's AES, so that its XORs,
+//! bit reversals and EXTs run on the vector pipe that Neoverse N1's AES leaves free (AESE
+//! and PMULL issue on one pipe there, which bounds the whole pass). The AAD block is
+//! multiplied by H during the first batch. The whole data blocks are one Karatsuba sum
+//! over H^w..H^1 (the AAD's product folded into the first) with one reduction; that is
+//! the state the mode keeps for a message that goes on (`y`). The tag multiplies it,
+//! with the partial block and the lengths block, once more. (The batch shapes that were
+//! priced: docs/modeling.md.)
 //!
 //! Constant time as `short.rs`: branches depend on lengths only.
 
