@@ -87,9 +87,9 @@ unsafe fn pass<const W: usize, const P: bool, const ENC: bool>(
             let c = u64::from(c0.wrapping_add(i as u32).swap_bytes());
             s[i + 1] = from_general(ivlo, iv2 | (c << 32));
         });
-        // Two batches: J0 and the first eight blocks, then the rest, with the first
-        // batch's GHASH placed between them, so that its XORs and bit reversals run
-        // on the vector pipe the AES does not use.
+        // The first batch: J0 and blocks 0..FIRST. Its GHASH comes before the next
+        // batch's AES, so that its XORs and bit reversals run on the vector pipe the
+        // AES does not use.
         let last = aes_lanes::<{ FIRST + 1 }>(k, &mut s);
         let z = vdupq_n_u8(0);
         let mut sum = Sum::zero();
