@@ -71,6 +71,11 @@ const MAGIC_OPEN: u32 = 0x5347_434d; // "SGCM"
 /// one compare instead of three checks (`sgcm_cipher_setkey` sets it once the key is in).
 const MAGIC_KEYED: u32 = 0x5347_434b; // "SGCK"
 const MAGIC_CLOSED: u32 = 0xdead_5347;
+
+/// Whether `magic` is that of an open handle, keyed or not.
+fn is_open(magic: u32) -> bool {
+    magic == MAGIC_OPEN || magic == MAGIC_KEYED
+}
 /// libgcrypt accepts SECURE, ENABLE_SYNC, CBC_CTS, CBC_MAC and EXTENDED; none matters
 /// for GCM, so they are accepted and ignored here too.
 const KNOWN_FLAGS: c_uint = 0x1f;
@@ -104,7 +109,7 @@ pub(super) unsafe fn handle<'a>(h: sgcm_cipher_hd_t) -> Result<&'a mut sgcm_ciph
     }
     // SAFETY: non-NULL and, by the caller's contract, a live handle from `open`.
     let h = unsafe { &mut *h };
-    if h.magic != MAGIC_OPEN && h.magic != MAGIC_KEYED {
+    if !is_open(h.magic) {
         return Err(Error::InvalidArgument);
     }
     Ok(h)
@@ -120,7 +125,7 @@ pub(super) unsafe fn handle_ref<'a>(h: sgcm_cipher_hd_t) -> Result<&'a sgcm_ciph
     }
     // SAFETY: non-NULL and, by the caller's contract, a live handle from `open`.
     let h = unsafe { &*h };
-    if h.magic != MAGIC_OPEN && h.magic != MAGIC_KEYED {
+    if !is_open(h.magic) {
         return Err(Error::InvalidArgument);
     }
     Ok(h)
