@@ -31,7 +31,9 @@
 #                        scripts/whole-call/whole-call.py and docs/modeling.md). --check also
 #                        checks the structure (markers, tags, crypto instructions, the 8 KiB
 #                        loop slice against the loop model within 2%) and fails on a problem;
-#                        --only runs some rows; --cpus keeps some llvm-mca CPUs
+#                        --only runs some rows; --cpus keeps some llvm-mca CPUs;
+#                        --profile BITS:BYTES[,...] adds, for those cells, the cycles per
+#                        function (scripts/whole-call/profile.py)
 #   scripts/model-arm.sh --openssl-armhf  OpenSSL's AArch32 two-pass loops (CTR 3x, GHASH 2x)
 #                        from Debian's armhf libcrypto.so.3 in .deps/armhf (scripts/deps.sh),
 #                        the comparison rows of the arm-ce table (scripts/model-arm-openssl.py)
@@ -158,7 +160,7 @@ usage() { # the header comment; to stderr when called for an error
 }
 die() { echo "model-arm: $*" >&2; exit 2; }
 
-TARGET=aarch64 CPUS= KEEP= BUILD=1 CACHE=1 ITER=500 MODE=table PKERNEL= PCPU= WCHECK=0 WONLY=
+TARGET=aarch64 CPUS= KEEP= BUILD=1 CACHE=1 ITER=500 MODE=table PKERNEL= PCPU= WCHECK=0 WONLY= WPROFILE=
 while [ $# -gt 0 ]; do
   case $1 in
     --target) TARGET=${2:?}; shift 2;;
@@ -177,6 +179,7 @@ while [ $# -gt 0 ]; do
     --check) WCHECK=1; shift;;
     --only) WONLY=${2:?}; shift 2;;
     --only=*) WONLY=${1#*=}; shift;;
+    --profile) WPROFILE=${2:?}; shift 2;;
     --openssl-armhf) MODE=openssl; shift;;
     -h|--help) usage 0;;
     *) echo "model-arm: unknown argument $1" >&2; usage 2;;
@@ -251,6 +254,7 @@ if [ $MODE = wholecall ]; then
   [ -n "$WONLY" ] && WARGS+=(--only "$WONLY")
   [ $CACHE = 1 ] && WARGS+=(--cache "$ROOT/target/debian/whole-call-cache" --loop-cache "$ROOT/target/debian/model-arm-cache")
   [ $WCHECK = 1 ] && WARGS+=(--check)
+  [ -n "$WPROFILE" ] && WARGS+=(--profile "$WPROFILE")
   "$PY" "$ROOT/scripts/whole-call/whole-call.py" "${WARGS[@]}"
   exit
 fi

@@ -165,7 +165,7 @@ def streams(blocks, windows, target, dis):
             if ins is None or ins.unknown:
                 unknown += 1
                 continue
-            seq.append(types.SimpleNamespace(vaddr=blocks[bid][i][0], mnem=ins.mnem, ops=ins.ops, text=ins.text,
+            seq.append(types.SimpleNamespace(vaddr=blocks[bid][i][0], hx=blocks[bid][i][2], mnem=ins.mnem, ops=ins.ops, text=ins.text,
                                              unknown=False, mode=mode[bid]))
         out.append((w, seq))
     return out, unknown

@@ -279,6 +279,7 @@ def main():
     ap.add_argument('--mca', default='llvm-mca-19')
     ap.add_argument('--mc', default='llvm-mc-19')
     ap.add_argument('--objdump', default='llvm-objdump-19')
+    ap.add_argument('--profile', help='BITS:BYTES[,...]: per-function breakdown of these cells (profile.py)')
     args = ap.parse_args()
     args.lib_a64, args.lib_a32 = (os.path.abspath(x) if x else None for x in (args.lib_a64, args.lib_a32))
     args.libs = {'a64': args.lib_a64, 'a32': args.lib_a32}
@@ -354,6 +355,8 @@ def main():
         check(res['ok'], f'{c.row.id} {c.keybits} {c.size} B on {c.mcpu}: llvm-mca: {res.get("why")}')
     slices = kernel_slices(cells, kernels, runner, check)
     report(cells, slices, runner)
+    if args.profile:
+        profile(args, build, cells)
     structure(cells, check)
     runner.prune()
     if args.check or problems:
@@ -361,6 +364,26 @@ def main():
             print(f'# FAIL: {p}')
         print(f'whole-call check: {checks[0] - len(problems)} passed, {len(problems)} failed')
     return 1 if problems and args.check else 0
+
+
+def profile(args, build, cells):
+    """--profile: each selected cell's cycles by function (fused stream, the cell's CPU)."""
+    import profile as wprofile
+    tool = os.path.join(os.path.dirname(args.objdump), '') if os.path.sep in args.objdump else ''
+    suffix = args.objdump.rsplit('llvm-objdump', 1)[-1]
+    objs = wprofile.Objects(tool + 'llvm-readelf' + suffix, tool + 'llvm-nm' + suffix)
+    want = {tuple(map(int, x.split(':'))) for x in args.profile.split(',')}
+    for c in cells:
+        if (c.keybits, c.size) not in want:
+            continue
+        exe, files, _, _ = build.driver(c.row.target)
+        t = TOOLS[c.row.target]
+        libc = [os.path.join(t['sysroot'], d, 'libc.so.6') for d in ('lib', 'usr/lib', 'lib/' + t['multiarch'])]
+        placed = objs.place([exe] + files + [x for x in libc if os.path.exists(x)], c.seq)
+        target = ma.TARGETS[c.row.target]
+        retire = wprofile.retire_cycles(args.mca, target['triple'], target['mattr'], c.mcpu,
+                                        '\n'.join(lines_of(c.seq, True)) + '\n')
+        wprofile.report(c, placed, retire, f'{c.row.id} AES-{c.keybits} {c.size} B on {c.mcpu} (fused)')
 
 
 def kernel_slices(cells, kernels, runner, check):
