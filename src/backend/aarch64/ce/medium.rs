@@ -18,9 +18,10 @@
 //!
 //! Constant time as `short.rs`: branches depend on lengths only.
 
-use super::short::{aes_lanes, bits, block_at, mask_halves, unrolled, Start, Sum};
+use super::short::{aes_lanes, Start, Sum};
 use super::CeKey;
 use crate::backend::aarch64::common::{from_halves, to_halves};
+use crate::backend::aarch64::one_pass::{bits, block_at, mask_halves, unrolled};
 use crate::backend::partial::{load_partial, store_partial};
 use core::arch::aarch64::*;
 

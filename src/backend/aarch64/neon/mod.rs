@@ -131,16 +131,27 @@ impl Backend for Aarch64Neon {
         dst: *mut u8,
         len: usize,
     ) -> [u8; 16] {
-        let k: &NeonKey = m.view();
-        // SAFETY: forwarded contract (the mode checked the limits); NEON available.
-        unsafe {
-            match dir {
-                Direction::Encrypt => short::short::<true>(k, j0, aad, src, dst, len, None).0,
-                Direction::Decrypt => short::short::<false>(k, j0, aad, src, dst, len, None).0,
-            }
-        }
+        // SAFETY: forwarded contract.
+        unsafe { Self::crypt_short_hold(m, dir, j0, aad, src, dst, len, core::ptr::null_mut()) }
     }
 
+    #[inline(always)]
+    unsafe fn crypt_short_hold(
+        m: &Material,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        hold: *mut u8,
+    ) -> [u8; 16] {
+        let enc = dir == Direction::Encrypt;
+        // SAFETY: forwarded contract (the mode checked the limits); NEON available.
+        unsafe { short::short(m.view(), enc, j0, aad, src, dst, len, hold) }
+    }
+
+    #[inline(always)]
     unsafe fn open_short(
         m: &Material,
         j0: &[u8; 16],
@@ -150,9 +161,10 @@ impl Backend for Aarch64Neon {
         len: usize,
         tag: &[u8],
     ) -> bool {
-        let k: &NeonKey = m.view();
         // SAFETY: forwarded contract; NEON available.
-        unsafe { short::short::<false>(k, j0, aad, src, dst, len, Some(tag)).1 }
+        let (mut full, ok) = unsafe { short::open(m.view(), j0, aad, src, dst, len, tag) };
+        crate::secret::wipe_block(&mut full);
+        ok
     }
 }
 

@@ -206,15 +206,31 @@ pub(super) fn encrypt_lanes(
 
 /// Encrypts `N` (1..=4) blocks with the vector-permute round keys of `k`.
 #[inline(always)]
-unsafe fn encrypt<const N: usize>(k: &NeonKey, blocks: [uint8x16_t; N]) -> [uint8x16_t; N] {
-    let rounds = k.rounds as usize;
+pub(super) unsafe fn encrypt<const N: usize>(
+    k: &NeonKey,
+    blocks: [uint8x16_t; N],
+) -> [uint8x16_t; N] {
+    // SAFETY: forwarded; NEON baseline.
+    unsafe {
+        let mut s = enter(k, blocks);
+        middle(k, &mut s, 2, k.rounds as usize);
+        leave(k, s)
+    }
+}
+
+/// The state of a block between rounds: its two halves in tower form.
+pub(super) type State = (Half, Half);
+
+/// Round 0, the way into the row-major tower form and round 1 (whose ShiftRows the
+/// input permutation includes).
+#[inline(always)]
+pub(super) unsafe fn enter<const N: usize>(k: &NeonKey, blocks: [uint8x16_t; N]) -> [State; N] {
     let rk = &k.vrk;
     let c = &CONSTS;
-    // SAFETY: NEON baseline; round-key indices ≤ rounds ≤ 14 and the table arrays are
-    // 16 bytes; loads read 8 or 16 bytes inside them.
+    // SAFETY: NEON baseline; round keys 0 and 1 exist; the tables are 16 bytes and the
+    // loads read 8 or 16 bytes inside them.
     unsafe {
         let t = Tables::load();
-        let key_half = |r: usize| (vld1_u8(rk[r].as_ptr()), vld1_u8(rk[r].as_ptr().add(8)));
         let k0 = vld1q_u8(rk[0].as_ptr());
         let (in_lo, in_hi) = (
             vld1_u8(c.in_perm.as_ptr()),
@@ -224,8 +240,8 @@ unsafe fn encrypt<const N: usize>(k: &NeonKey, blocks: [uint8x16_t; N]) -> [uint
             vld1q_u8(c.tower_in[0].as_ptr()),
             vld1q_u8(c.tower_in[1].as_ptr()),
         ];
-        // Round 0 and the way into the row-major tower form, round 1's ShiftRows included.
-        let mut s: [(Half, Half); N] = core::array::from_fn(|b| {
+        let key = (vld1_u8(rk[1].as_ptr()), vld1_u8(rk[1].as_ptr().add(8)));
+        core::array::from_fn(|b| {
             let x = veorq_u8(blocks[b], k0);
             let to_tower = |h: Half| {
                 veor_u8(
@@ -233,26 +249,58 @@ unsafe fn encrypt<const N: usize>(k: &NeonKey, blocks: [uint8x16_t; N]) -> [uint
                     vqtbl1_u8(tin[1], vshr_n_u8::<4>(h)),
                 )
             };
-            (to_tower(vqtbl1_u8(x, in_lo)), to_tower(vqtbl1_u8(x, in_hi)))
-        });
-        let key = key_half(1);
-        for x in s.iter_mut() {
-            *x = middle_round(&t, *x, key);
-        }
+            let s = (to_tower(vqtbl1_u8(x, in_lo)), to_tower(vqtbl1_u8(x, in_hi)));
+            middle_round(&t, s, key)
+        })
+    }
+}
+
+/// Rounds `from..to` (2 ≤ from, to − from even, to ≤ the key's round count) with their
+/// ShiftRows, the blocks interleaved round by round.
+#[inline(always)]
+pub(super) unsafe fn middle<const N: usize>(
+    k: &NeonKey,
+    s: &mut [State; N],
+    from: usize,
+    to: usize,
+) {
+    let rk = &k.vrk;
+    let c = &CONSTS;
+    debug_assert!(from >= 2 && (to - from) % 2 == 0 && to <= k.rounds as usize);
+    // SAFETY: NEON baseline; round keys from..to exist (to ≤ rounds ≤ 14); the tables are
+    // 16 bytes and the loads read 8 bytes inside them.
+    unsafe {
+        let t = Tables::load();
+        let key_half = |r: usize| (vld1_u8(rk[r].as_ptr()), vld1_u8(rk[r].as_ptr().add(8)));
         let (sr_lo, sr_hi) = (
             vld1_u8(c.shift_rows.as_ptr()),
             vld1_u8(c.shift_rows.as_ptr().add(8)),
         );
-        for r in 2..rounds {
-            let key = key_half(r);
-            for x in s.iter_mut() {
-                let shifted = (permute_half(x.0, sr_lo), permute_half(x.1, sr_hi));
-                *x = middle_round(&t, shifted, key);
+        // Two rounds per iteration (the counts used are even): half the loop's own
+        // instructions, which take issue slots from the rounds.
+        let mut r = from;
+        while r < to {
+            for key in [key_half(r), key_half(r + 1)] {
+                for x in s.iter_mut() {
+                    let shifted = (permute_half(x.0, sr_lo), permute_half(x.1, sr_hi));
+                    *x = middle_round(&t, shifted, key);
+                }
             }
+            r += 2;
         }
+    }
+}
+
+/// The last round (no MixColumns) and the way back to standard blocks.
+#[inline(always)]
+pub(super) unsafe fn leave<const N: usize>(k: &NeonKey, s: [State; N]) -> [uint8x16_t; N] {
+    let c = &CONSTS;
+    // SAFETY: NEON baseline; the last round key exists; 16-byte tables.
+    unsafe {
+        let t = Tables::load();
         let last = [vld1q_u8(c.last[0].as_ptr()), vld1q_u8(c.last[1].as_ptr())];
         let out_perm = vld1q_u8(c.out_perm.as_ptr());
-        let klast = vld1q_u8(rk[rounds].as_ptr());
+        let klast = vld1q_u8(k.vrk[k.rounds as usize].as_ptr());
         core::array::from_fn(|b| {
             let (lo, hi) = s[b];
             let a = merge(out(&last, invert(&t, lo)), out(&last, invert(&t, hi)));
