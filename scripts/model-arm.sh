@@ -82,9 +82,9 @@ neon-ctr256     a64    128   a64      aarch64::neon::crypt::kernel_ctr_aes256 # 
 neon-enc128     a64    128   a64      aarch64::neon::crypt::kernel_enc_aes128 # bit-sliced CTR + pmull.8b GHASH; expect pmull=192
 neon-dec128     a64    128   a64      aarch64::neon::crypt::kernel_dec_aes128 # expect pmull=192
 neon-enc256     a64    128   a64      aarch64::neon::crypt::kernel_enc_aes256 # expect pmull=192
-neon-vperm1     a64    16    a64      aarch64::neon::vperm::lanes1 # vector-permute AES-128, 1 block per call; flatten=8
-neon-vperm2     a64    32    a64      aarch64::neon::vperm::lanes2 # 2 blocks per call; flatten=8
-neon-vperm4     a64    64    a64      aarch64::neon::vperm::lanes4 # 4 blocks per call; flatten=8
+neon-vperm1     a64    16    a64      aarch64::neon::vperm::lanes1 # vector-permute AES-128, 1 block per call; flatten=4 (two rounds an iteration)
+neon-vperm2     a64    32    a64      aarch64::neon::vperm::lanes2 # 2 blocks per call; flatten=4
+neon-vperm4     a64    64    a64      aarch64::neon::vperm::lanes4 # 4 blocks per call; flatten=8 (one round an iteration)
 # arm::ce (AArch32 with the crypto extensions): generated asm, 4 blocks per iteration (8 for
 # GHASH only); aese = 4 x rounds, vmull.p64 = 3 per block + 2 per reduction
 a32-ce-enc128   a32    64    a32ce    arm::ce::kernels::kernel_enc_aes128   # stitched CTR+GHASH, 4 blocks; expect aese=40 vmull=14

@@ -241,17 +241,24 @@ pub(super) unsafe fn enter<const N: usize>(k: &NeonKey, blocks: [uint8x16_t; N])
             vld1q_u8(c.tower_in[1].as_ptr()),
         ];
         let key = (vld1_u8(rk[1].as_ptr()), vld1_u8(rk[1].as_ptr().add(8)));
-        core::array::from_fn(|b| {
-            let x = veorq_u8(blocks[b], k0);
+        // (A loop over an initialized array: `array::from_fn` was left as a call at four
+        // lanes.)
+        let mut s = [(t.low, t.low); N];
+        for (x, b) in s.iter_mut().zip(blocks) {
+            let b = veorq_u8(b, k0);
             let to_tower = |h: Half| {
                 veor_u8(
                     vqtbl1_u8(tin[0], vand_u8(h, t.low)),
                     vqtbl1_u8(tin[1], vshr_n_u8::<4>(h)),
                 )
             };
-            let s = (to_tower(vqtbl1_u8(x, in_lo)), to_tower(vqtbl1_u8(x, in_hi)));
-            middle_round(&t, s, key)
-        })
+            *x = middle_round(
+                &t,
+                (to_tower(vqtbl1_u8(b, in_lo)), to_tower(vqtbl1_u8(b, in_hi))),
+                key,
+            );
+        }
+        s
     }
 }
 
@@ -276,17 +283,34 @@ pub(super) unsafe fn middle<const N: usize>(
             vld1_u8(c.shift_rows.as_ptr()),
             vld1_u8(c.shift_rows.as_ptr().add(8)),
         );
-        // Two rounds per iteration (the counts used are even): half the loop's own
-        // instructions, which take issue slots from the rounds.
+        // Up to two lanes, two rounds per iteration (the counts used are even): half the
+        // loop's own instructions, which take issue slots from the rounds. With more lanes
+        // the longer body cost more than it saved.
+        let step = if N <= 2 { 2 } else { 1 };
         let mut r = from;
         while r < to {
-            for key in [key_half(r), key_half(r + 1)] {
-                for x in s.iter_mut() {
-                    let shifted = (permute_half(x.0, sr_lo), permute_half(x.1, sr_hi));
-                    *x = middle_round(&t, shifted, key);
-                }
+            round(&t, s, key_half(r), (sr_lo, sr_hi));
+            if step == 2 {
+                round(&t, s, key_half(r + 1), (sr_lo, sr_hi));
             }
-            r += 2;
+            r += step;
+        }
+    }
+}
+
+/// One middle round of every block, ShiftRows (indices `sr`) first.
+#[inline(always)]
+unsafe fn round<const N: usize>(
+    t: &Tables,
+    s: &mut [State; N],
+    key: (Half, Half),
+    sr: (Half, Half),
+) {
+    for x in s.iter_mut() {
+        // SAFETY: register-only NEON operations.
+        unsafe {
+            let shifted = (permute_half(x.0, sr.0), permute_half(x.1, sr.1));
+            *x = middle_round(t, shifted, key);
         }
     }
 }
@@ -301,11 +325,12 @@ pub(super) unsafe fn leave<const N: usize>(k: &NeonKey, s: [State; N]) -> [uint8
         let last = [vld1q_u8(c.last[0].as_ptr()), vld1q_u8(c.last[1].as_ptr())];
         let out_perm = vld1q_u8(c.out_perm.as_ptr());
         let klast = vld1q_u8(k.vrk[k.rounds as usize].as_ptr());
-        core::array::from_fn(|b| {
-            let (lo, hi) = s[b];
+        let mut o = [klast; N];
+        for (o, (lo, hi)) in o.iter_mut().zip(s) {
             let a = merge(out(&last, invert(&t, lo)), out(&last, invert(&t, hi)));
-            veorq_u8(vqtbl1q_u8(a, out_perm), klast)
-        })
+            *o = veorq_u8(vqtbl1q_u8(a, out_perm), klast);
+        }
+        o
     }
 }
 
