@@ -130,7 +130,10 @@ impl Acc {
     #[inline(always)]
     unsafe fn reduce(&self) -> uint8x16_t {
         // SAFETY: NEON baseline.
-        unsafe { finish(combine(&self.lo), combine(&self.hi), combine(&self.mid)) }
+        unsafe {
+            let z = vdupq_n_u8(0);
+            finish(combine(&self.lo), combine(&self.hi), combine(&self.mid), z)
+        }
     }
 }
 
@@ -153,14 +156,15 @@ vector_insn! {
     fn high_halves(a, b) = "trn2 {r:v}.2d, {a:v}.2d, {b:v}.2d";
 }
 
-/// Karatsuba recombination of the three placed 128-bit products, and reduction.
+/// Karatsuba recombination of the three placed 128-bit products, and reduction, with
+/// `onto` added to the low half on the way (where it delays nothing).
 #[inline(always)]
-unsafe fn finish(lo: uint8x16_t, hi: uint8x16_t, mid: uint8x16_t) -> uint8x16_t {
+unsafe fn finish(lo: uint8x16_t, hi: uint8x16_t, mid: uint8x16_t, onto: uint8x16_t) -> uint8x16_t {
     // SAFETY: NEON baseline.
     unsafe {
         let mid = xor(mid, xor(lo, hi));
         let z = vdupq_n_u8(0);
-        let lo = xor(lo, vextq_u8::<8>(z, mid));
+        let lo = xor(xor(lo, onto), vextq_u8::<8>(z, mid));
         let hi = xor(hi, vextq_u8::<8>(mid, z));
         reduce(lo, hi)
     }
@@ -227,6 +231,18 @@ unsafe fn reduce(lo: uint8x16_t, hi: uint8x16_t) -> uint8x16_t {
 /// that lane's).
 #[inline(always)]
 pub(super) unsafe fn ghash_n<const T: usize>(k: &NeonKey, x: &[uint8x16_t; T]) -> uint8x16_t {
+    // SAFETY: forwarded.
+    unsafe { ghash_n_onto(k, x, vdupq_n_u8(0)) }
+}
+
+/// [`ghash_n`] plus `onto`, added before the reduction ends (the tag mask of a short
+/// message: the last steps then wait for one XOR less).
+#[inline(always)]
+pub(super) unsafe fn ghash_n_onto<const T: usize>(
+    k: &NeonKey,
+    x: &[uint8x16_t; T],
+    onto: uint8x16_t,
+) -> uint8x16_t {
     const { assert!(T >= 1 && T <= GROUP) };
     // SAFETY: NEON baseline; indices below are < T ≤ 8 (h, forms) and < 4 (hm).
     unsafe {
@@ -281,7 +297,7 @@ pub(super) unsafe fn ghash_n<const T: usize>(k: &NeonKey, x: &[uint8x16_t; T]) -
             let w = wrapped[t];
             xor(xor(straight[t], w), vextq_u8::<8>(w, w))
         });
-        finish(placed[0], placed[1], placed[2])
+        finish(placed[0], placed[1], placed[2], onto)
     }
 }
 
