@@ -154,9 +154,75 @@ pub(super) unsafe fn aes8_r<const R: usize>(
     k: &NeonKey,
     mut q: [uint8x16_t; GROUP],
 ) -> [uint8x16_t; GROUP] {
-    // SAFETY: NEON baseline; the constant table is 16 bytes; round indices ≤ R ≤ 14.
+    // SAFETY: NEON baseline.
     unsafe {
         transpose8(&mut q);
+        aes8_planes::<R>(k, q)
+    }
+}
+
+/// [`aes8_r`] of the eight counter blocks `ctr`, `ctr` + 1, …, `ctr` + 7 (inc32 of a
+/// counter in native order): the same keystream, with the bit planes of the blocks
+/// built directly instead of transposed (see [`counter_planes`]).
+#[inline(always)]
+pub(super) unsafe fn aes8_ctr_r<const R: usize>(
+    k: &NeonKey,
+    ctr: uint32x4_t,
+) -> [uint8x16_t; GROUP] {
+    // SAFETY: NEON baseline.
+    unsafe { aes8_planes::<R>(k, counter_planes(ctr)) }
+}
+
+/// The bit planes of the counter blocks c + b (b = 0..8, inc32; `ctr` in native order)
+/// without the 8×8 transpose. All bytes but the last four are the same in every lane,
+/// so a plane byte is 0x00 or 0xff: `cmtst` of the block with the bit. Of the 32-bit
+/// counter, with s = c mod 8, lanes b < 8 − s share every bit above the low three with
+/// c − s and the others with c − s + 8 (carries included): two such blocks, and a per-lane
+/// select (`bsl`, the same byte mask in every byte). The low three bits of lane b are
+/// those of (s + b) mod 8, the fixed patterns 0xaa, 0xcc, 0xf0 turned by s.
+/// No branch or memory access depends on the counter (which, for IVs other than 96
+/// bits, comes from GHASH of the IV under the key).
+#[inline(always)]
+unsafe fn counter_planes(ctr: uint32x4_t) -> [uint8x16_t; GROUP] {
+    // SAFETY: NEON baseline.
+    unsafe {
+        let c = vgetq_lane_u32::<3>(ctr);
+        let s = c & 7;
+        let base = c & !7;
+        let block = |w: u32| vrev32q_u8(vreinterpretq_u8_u32(vsetq_lane_u32::<3>(w, ctr)));
+        let (lo, hi) = (block(base), block(base.wrapping_add(8)));
+        let first = vdupq_n_u8(((1u32 << (8 - s)) - 1) as u8);
+        let plane = |bit: u8| {
+            let bit = vdupq_n_u8(bit);
+            vbslq_u8(first, vtstq_u8(lo, bit), vtstq_u8(hi, bit))
+        };
+        // Byte 15 of planes 0..3: rotr8(pattern, s), as (p | p << 8) >> s.
+        let low = |p: u64| {
+            let top = ((p | (p << 8)) >> s) << 56;
+            vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(0), vcreate_u64(top)))
+        };
+        // Written out: the bit of each plane must be a constant.
+        [
+            vorrq_u8(plane(1), low(0xaa)),
+            vorrq_u8(plane(2), low(0xcc)),
+            vorrq_u8(plane(4), low(0xf0)),
+            plane(8),
+            plane(16),
+            plane(32),
+            plane(64),
+            plane(128),
+        ]
+    }
+}
+
+/// [`aes8_r`] from the bit planes of the blocks.
+#[inline(always)]
+unsafe fn aes8_planes<const R: usize>(
+    k: &NeonKey,
+    mut q: [uint8x16_t; GROUP],
+) -> [uint8x16_t; GROUP] {
+    // SAFETY: NEON baseline; the constant table is 16 bytes; round indices ≤ R ≤ 14.
+    unsafe {
         add_round_key(&mut q, k, 0);
         // Spelled out: a `for` over the rounds would stay a rolled loop, and the phase
         // must be a constant.
@@ -185,19 +251,34 @@ pub(super) unsafe fn aes8_r<const R: usize>(
 }
 
 macro_rules! aes8_sizes {
-    ($($name:ident, $r:literal;)*) => {$(
+    ($($name:ident, $ctr:ident, $r:literal;)*) => {$(
         #[inline(never)]
         fn $name(k: &NeonKey, q: [uint8x16_t; GROUP]) -> [uint8x16_t; GROUP] {
             // SAFETY: NEON baseline; forwarded.
             unsafe { aes8_r::<$r>(k, q) }
         }
+
+        #[inline(never)]
+        fn $ctr(k: &NeonKey, ctr: uint32x4_t) -> [uint8x16_t; GROUP] {
+            // SAFETY: NEON baseline; forwarded.
+            unsafe { aes8_ctr_r::<$r>(k, ctr) }
+        }
     )*};
 }
 
 aes8_sizes! {
-    aes8_128, 10;
-    aes8_192, 12;
-    aes8_256, 14;
+    aes8_128, aes8_ctr_128, 10;
+    aes8_192, aes8_ctr_192, 12;
+    aes8_256, aes8_ctr_256, 14;
+}
+
+/// The keystream of the eight counter blocks from `ctr` (native order), any key size.
+pub(super) fn aes8_ctr(k: &NeonKey, ctr: uint32x4_t) -> [uint8x16_t; GROUP] {
+    match k.rounds {
+        10 => aes8_ctr_128(k, ctr),
+        12 => aes8_ctr_192(k, ctr),
+        _ => aes8_ctr_256(k, ctr),
+    }
 }
 
 /// Eight blocks with a key of any size (tails, J0, key setup).
@@ -240,4 +321,58 @@ pub(super) fn expand_key(
     }
     k.rounds = rounds as u64;
     crate::secret::wipe_bytes(&mut bytes);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::aarch64::common::ctr_block;
+    use crate::backend::aarch64::neon::Aarch64Neon;
+    use crate::backend::{Backend, Material};
+
+    /// The counter planes against the transpose, for counters whose low bits start at
+    /// every offset in a group of eight and whose 32-bit word wraps or carries across bytes
+    /// inside the group.
+    #[test]
+    fn counter_blocks_without_the_transpose() {
+        let mut m = Material::uninit();
+        Aarch64Neon::init(&mut m, &[0x3cu8; 32]);
+        let k: &NeonKey = m.view();
+        let starts = [
+            0u32,
+            1,
+            2,
+            7,
+            0xf8,
+            0xfb,
+            0xff,
+            0x1fd,
+            0xfff9,
+            0x00ff_fffe,
+            0xffff_fff8,
+            0xffff_fffa,
+            0xffff_ffff,
+            0x1234_5678,
+            0x8765_4321,
+        ];
+        for start in starts {
+            let mut j0 = [0u8; 16];
+            for (i, b) in j0.iter_mut().enumerate().take(12) {
+                *b = (i as u8).wrapping_mul(29) ^ 0x5a;
+            }
+            j0[12..].copy_from_slice(&start.to_be_bytes());
+            // SAFETY: NEON baseline; 16-byte blocks.
+            unsafe {
+                let c = vreinterpretq_u32_u8(vrev32q_u8(vld1q_u8(j0.as_ptr())));
+                let want = aes8(k, core::array::from_fn(|i| ctr_block(c, i as u32)));
+                let got = aes8_ctr(k, c);
+                for i in 0..GROUP {
+                    let (mut a, mut b) = ([0u8; 16], [0u8; 16]);
+                    vst1q_u8(a.as_mut_ptr(), got[i]);
+                    vst1q_u8(b.as_mut_ptr(), want[i]);
+                    assert_eq!(a, b, "counter {start:#x} + {i}");
+                }
+            }
+        }
+    }
 }

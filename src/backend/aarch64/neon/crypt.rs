@@ -7,7 +7,7 @@
 //! to four lanes, else the eight-lane bit-sliced — and one GHASH of its blocks with
 //! H^n..H^1 (`ghash::ghash_first`).
 
-use super::aes::aes8_r;
+use super::aes::aes8_ctr_r;
 use super::ghash::{ghash_first, ghash_n};
 use super::vperm::encrypt_lanes;
 use super::{NeonKey, GROUP};
@@ -16,17 +16,6 @@ use crate::backend::aarch64::common::{
 };
 use crate::backend::Direction;
 use core::arch::aarch64::*;
-
-/// The next eight counter blocks (big-endian), advancing `ctr` by eight.
-#[inline(always)]
-unsafe fn counters(ctr: &mut uint32x4_t) -> [uint8x16_t; GROUP] {
-    // SAFETY: NEON baseline.
-    unsafe {
-        let c = *ctr;
-        *ctr = ctr_add(c, GROUP as u32);
-        core::array::from_fn(|i| ctr_block(c, i as u32))
-    }
-}
 
 /// One group of eight blocks: CTR and GHASH of the ciphertext. Decryption hashes the
 /// input, which does not wait for the AES, so the two streams overlap.
@@ -41,7 +30,8 @@ unsafe fn crypt_group<const R: usize, const ENC: bool>(
     // SAFETY: NEON baseline; `src`/`dst` hold 128 bytes (caller's contract).
     unsafe {
         let input: [uint8x16_t; GROUP] = core::array::from_fn(|i| vld1q_u8(src.add(16 * i)));
-        let ks = aes8_r::<R>(k, counters(ctr));
+        let ks = aes8_ctr_r::<R>(k, *ctr);
+        *ctr = ctr_add(*ctr, GROUP as u32);
         let out: [uint8x16_t; GROUP] = core::array::from_fn(|i| veorq_u8(input[i], ks[i]));
         for (i, o) in out.iter().enumerate() {
             vst1q_u8(dst.add(16 * i), *o);
@@ -99,7 +89,8 @@ macro_rules! ctr_kernels {
             // SAFETY: `src`/`dst` hold 128*groups bytes (caller's contract).
             unsafe {
                 for _ in 0..groups {
-                    let ks = aes8_r::<$r>(k, counters(ctr));
+                    let ks = aes8_ctr_r::<$r>(k, *ctr);
+                    *ctr = ctr_add(*ctr, GROUP as u32);
                     for (i, s) in ks.iter().enumerate() {
                         let x = vld1q_u8(src.add(16 * i));
                         vst1q_u8(dst.add(16 * i), veorq_u8(x, *s));
