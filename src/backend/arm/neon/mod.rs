@@ -165,7 +165,7 @@ impl Backend for ArmNeon {
         let k: &NeonKey = m.view();
         let enc = dir == Direction::Encrypt;
         // SAFETY: forwarded contract (the mode checked the limits).
-        unsafe { k.short(enc, j0, aad, src, dst, len, None).0 }
+        unsafe { k.crypt_short(enc, j0, aad, src, dst, len) }
     }
 
     unsafe fn open_short(
@@ -179,7 +179,7 @@ impl Backend for ArmNeon {
     ) -> bool {
         let k: &NeonKey = m.view();
         // SAFETY: forwarded contract.
-        unsafe { k.short(false, j0, aad, src, dst, len, Some(tag)).1 }
+        unsafe { k.open_short(j0, aad, src, dst, len, tag) }
     }
 
     unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {

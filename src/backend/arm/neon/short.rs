@@ -1,18 +1,27 @@
-//! Whole short messages for `arm-neon`: E(K, J0) and the counter blocks as the lanes of
-//! one AES call — the vector-permute kernels (`backend/vperm.rs`) for up to six lanes,
-//! whose cost grows with the lanes, above that one eight-lane bit-sliced run, whose cost
-//! does not — then GHASH of the AAD, the ciphertext and the lengths block in one
-//! single-pass kernel (H^n..H^1 and one reduction, no padding to eight blocks).
+//! Whole short messages for `arm-neon`. Up to `MSG_BLOCKS` data blocks take one
+//! generated kernel (`kernel_seal*`, `kernel_open*`): E(K, J0) and the counter blocks by
+//! vector permutes (`backend/vperm.rs`) as one lane each, with the GHASH of everything
+//! that needs no AES (the AAD, the lengths block and, opening, the ciphertext) merged
+//! into their rounds, then the output, the rest of the GHASH (one reduction, H^n..H^1
+//! stored) and the tag. The kernel takes and returns its blocks in registers (`run.rs`):
+//! the glue here only reads the AAD and the last, partial data block (`backend/partial.rs`,
+//! no byte outside the message), and writes the last output block.
 //!
-//! The blocks the GHASH kernel reads are assembled in one aligned buffer as whole 64-bit
-//! words (partial blocks through `backend/partial.rs`, so no byte outside the message is
-//! read), the partial last ciphertext block masked to its length; opening compares the
-//! tag before any plaintext is written. The branches depend on lengths only (public).
+//! The kernels take one block X of AAD, multiplied by H^(n+2) for n data blocks. More
+//! AAD is folded into it: for AAD blocks A1..Aa, X = GHASH(A1..A(a-1)) + Aa (one GHASH
+//! kernel call over the whole blocks where they are), since X·H^(n+2) is then the AAD's
+//! share of the tag's GHASH. Longer messages (up to seven blocks) run the eight-lane
+//! bit-sliced AES and one GHASH kernel over blocks assembled in a buffer.
+//!
+//! Opening writes the plaintext to a stack buffer, compares the tag, and only then copies
+//! it out; the buffer is wiped. The branches depend on lengths (public) and on the outcome
+//! of the tag comparison.
 
-use super::run::{Mode, VPERM_LANES};
+use super::kernels::MSG_BLOCKS;
+use super::run::{Mode, MSG_KERNELS, Q};
 use super::{NeonKey, GROUP};
 use crate::backend::partial::{load_partial, store_partial, PARTIAL_MASK};
-use crate::secret::{ct_eq, wipe_bytes};
+use crate::secret::{ct_eq, wipe_bytes, wipe_u64};
 
 /// Data blocks per call: eight AES lanes with E(K, J0).
 pub(super) const DATA_BLOCKS: usize = GROUP - 1;
@@ -53,38 +62,183 @@ unsafe fn block_at(p: *const u8, i: usize, len: usize) -> Words {
     }
 }
 
-impl NeonKey {
-    /// E(K, J0 + i) for i = 0..=n into `ks`.
-    fn short_keystream(&self, j0: &[u8; 16], n: usize, ks: &mut [[u8; 16]; GROUP]) {
-        if n < VPERM_LANES {
-            self.vperm(j0, &mut ks[..n + 1]);
+/// Writes the first `left` (1..=16) bytes of block `w` to `p`.
+///
+/// # Safety
+/// `p` is writable for `left` bytes.
+#[inline(always)]
+unsafe fn store_at(p: *mut u8, w: Words, left: usize) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if left >= 16 {
+            p.cast::<[u8; 16]>().write_unaligned(bytes(w));
         } else {
-            let mut c = *j0;
-            let mut y = [0u8; 16];
-            *ks = [[0; 16]; GROUP];
-            // SAFETY: `ks` is one whole group, in place (zeros in: the keystream out).
-            unsafe {
-                self.run(
-                    Mode::Ctr,
-                    &mut c,
-                    &mut y,
-                    ks.as_ptr().cast(),
-                    ks.as_mut_ptr().cast(),
-                    1,
-                )
-            };
+            store_partial(p, w, left);
         }
     }
+}
 
-    /// One pass over a message within the limits from its J0: returns the full tag and
-    /// whether the output was written — always, unless `verify` holds a tag (opening)
-    /// that the computed one does not start with.
+impl NeonKey {
+    /// The one AAD block of the message kernels (see the file header).
+    #[inline(always)]
+    fn aad_block(&self, aad: &[u8]) -> Words {
+        let a = aad.len().div_ceil(16);
+        if a == 0 {
+            return [0; 2];
+        }
+        // SAFETY: block a - 1 starts inside `aad`.
+        let last = unsafe { block_at(aad.as_ptr(), a - 1, aad.len()) };
+        if a == 1 {
+            return last;
+        }
+        // SAFETY: the a - 1 whole blocks before the last are inside `aad`.
+        let whole = unsafe { core::slice::from_raw_parts(aad.as_ptr().cast::<[u8; 16]>(), a - 1) };
+        let y = words(&self.ghash_short(whole));
+        [y[0] ^ last[0], y[1] ^ last[1]]
+    }
+
+    /// A message of at most `MSG_BLOCKS` data blocks through its kernel: the whole output
+    /// blocks but the last written to `dst`, the tag and the last output block (its bytes
+    /// past the message zero) returned. `open` hashes the input.
+    ///
+    /// # Safety
+    /// As for [`NeonKey::crypt_short`]; `len` ≤ 16 · `MSG_BLOCKS`.
+    #[inline(always)]
+    unsafe fn msg(
+        &self,
+        open: bool,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> ([u8; 16], Words) {
+        let n = len.div_ceil(16);
+        let left = len + 16 - 16 * n.max(1);
+        let m = &PARTIAL_MASK[16 - left..32 - left];
+        let x = self.aad_block(aad);
+        let lens = [aad.len() as u64 * 8, len as u64 * 8];
+        // SAFETY: block n - 1 starts inside the `len` bytes at `src`.
+        let last = if n > 0 {
+            unsafe { block_at(src, n - 1, len) }
+        } else {
+            [0; 2]
+        };
+        let f = MSG_KERNELS[usize::from(open)][(self.rounds as usize - 10) / 2][n];
+        // SAFETY: the kernel reads the key, J0 and the n - 1 whole blocks at `src`, and
+        // writes n - 1 blocks to `dst` (the caller's contract).
+        let out = unsafe {
+            f(
+                self,
+                j0.as_ptr(),
+                src,
+                dst,
+                Q::new(x),
+                Q::new(lens),
+                Q::new(last),
+                Q::new(words(m.try_into().unwrap())),
+            )
+        };
+        (bytes(out.0.words()), out.1.words())
+    }
+
+    /// `crypt_short`: one pass over a message within the limits from its J0; returns the
+    /// full tag.
     ///
     /// # Safety
     /// `src` readable and `dst` writable for `len` bytes, equal or disjoint; the message
     /// is within [`DATA_BLOCKS`] and [`HASH_BLOCKS`].
     #[allow(clippy::too_many_arguments)]
-    pub(super) unsafe fn short(
+    pub(super) unsafe fn crypt_short(
+        &self,
+        enc: bool,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> [u8; 16] {
+        let n = len.div_ceil(16);
+        if n > MSG_BLOCKS {
+            // SAFETY: forwarded contract.
+            return unsafe { self.short(enc, j0, aad, src, dst, len, None).0 };
+        }
+        // SAFETY: forwarded contract; block n - 1 of `dst` has `len - 16 (n - 1)` bytes.
+        unsafe {
+            let (tag, last) = self.msg(!enc, j0, aad, src, dst, len);
+            if n > 0 {
+                store_at(dst.add(16 * (n - 1)), last, len + 16 - 16 * n);
+            }
+            tag
+        }
+    }
+
+    /// `open_short`: the plaintext is written only if `tag` matches.
+    ///
+    /// # Safety
+    /// As for [`NeonKey::crypt_short`]; `tag` is at most 16 bytes.
+    pub(super) unsafe fn open_short(
+        &self,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        tag: &[u8],
+    ) -> bool {
+        let n = len.div_ceil(16);
+        if n > MSG_BLOCKS {
+            // SAFETY: forwarded contract.
+            return unsafe { self.short(false, j0, aad, src, dst, len, Some(tag)).1 };
+        }
+        let mut buf = core::mem::MaybeUninit::<[Words; MSG_BLOCKS]>::uninit();
+        let b = buf.as_mut_ptr().cast::<Words>();
+        // SAFETY: `buf` has room for the n - 1 whole blocks the kernel writes and the
+        // last one; blocks i < n are written before they are read.
+        let ok = unsafe {
+            let (full, last) = self.msg(true, j0, aad, src, b.cast(), len);
+            let ok = ct_eq(&full[..tag.len()], tag);
+            if n > 0 {
+                b.add(n - 1).write(last);
+            }
+            if ok {
+                for i in 0..n {
+                    store_at(dst.add(16 * i), b.add(i).read(), len - 16 * i);
+                }
+            }
+            ok
+        };
+        // SAFETY: the n blocks written above.
+        wipe_u64(unsafe { core::slice::from_raw_parts_mut(b, n) }.as_flattened_mut());
+        ok
+    }
+
+    /// E(K, J0 + i) for i = 0..8 into `ks`: one bit-sliced run.
+    fn short_keystream(&self, j0: &[u8; 16], ks: &mut [[u8; 16]; GROUP]) {
+        let mut c = *j0;
+        let mut y = [0u8; 16];
+        *ks = [[0; 16]; GROUP];
+        // SAFETY: `ks` is one whole group, in place (zeros in: the keystream out).
+        unsafe {
+            self.run(
+                Mode::Ctr,
+                &mut c,
+                &mut y,
+                ks.as_ptr().cast(),
+                ks.as_mut_ptr().cast(),
+                1,
+            )
+        };
+    }
+
+    /// One pass over a message of more than `MSG_BLOCKS` data blocks within the limits
+    /// from its J0: returns the full tag and whether the output was written — always,
+    /// unless `verify` holds a tag (opening) that the computed one does not start with.
+    ///
+    /// # Safety
+    /// As for [`NeonKey::crypt_short`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn short(
         &self,
         enc: bool,
         j0: &[u8; 16],
@@ -98,7 +252,7 @@ impl NeonKey {
         let a = aad.len().div_ceil(16);
         debug_assert!(n <= DATA_BLOCKS && a + n < HASH_BLOCKS);
         let mut ks = [[0u8; 16]; GROUP];
-        self.short_keystream(j0, n, &mut ks);
+        self.short_keystream(j0, &mut ks);
         let mut hashed = [[0u8; 16]; HASH_BLOCKS];
         let mut out = [[0u64; 2]; DATA_BLOCKS];
         for (i, h) in hashed.iter_mut().enumerate().take(a) {
@@ -130,22 +284,13 @@ impl NeonKey {
         let release = verify.is_none_or(|expected| ct_eq(&tag[..expected.len()], expected));
         if release {
             for (i, o) in out.iter().enumerate().take(n) {
-                let left = len - 16 * i;
                 // SAFETY: block i of the `len` writable bytes at `dst`.
-                unsafe {
-                    if left >= 16 {
-                        dst.add(16 * i)
-                            .cast::<[u8; 16]>()
-                            .write_unaligned(bytes(*o));
-                    } else {
-                        store_partial(dst.add(16 * i), *o, left);
-                    }
-                }
+                unsafe { store_at(dst.add(16 * i), *o, len - 16 * i) };
             }
         }
         // The keystream and the output (plaintext when opening); `hashed` is public.
-        wipe_bytes(ks[..if n < VPERM_LANES { n + 1 } else { GROUP }].as_flattened_mut());
-        crate::secret::wipe_u64(out[..n].as_flattened_mut());
+        wipe_bytes(ks.as_flattened_mut());
+        wipe_u64(out[..n].as_flattened_mut());
         (tag, release)
     }
 }
