@@ -62,18 +62,79 @@ unsafe fn block_at(p: *const u8, i: usize, len: usize) -> Words {
     }
 }
 
-/// Writes the first `left` (1..=16) bytes of block `w` to `p`.
+/// 16 bytes at `p` (any alignment) as a block in a q register: two `vld1.8`, where a
+/// load through general registers would take a round trip through the stack.
+///
+/// # Safety
+/// `p` is readable for 16 bytes.
+#[inline(always)]
+unsafe fn load_q(p: *const u8) -> Q {
+    let (lo, hi): (f64, f64);
+    // SAFETY: reads the 16 bytes at `p` (the caller's contract); NEON is present (the
+    // backend is only chosen then).
+    unsafe {
+        core::arch::asm!(
+            ".fpu neon",
+            "vld1.8 {{{lo}}}, [{p}]!",
+            "vld1.8 {{{hi}}}, [{p}]",
+            p = inout(reg) p => _,
+            lo = out(dreg_low16) lo,
+            hi = out(dreg_low16) hi,
+            options(nostack, readonly, preserves_flags),
+        );
+    }
+    Q(lo, hi)
+}
+
+/// Stores the block `q` to the 16 bytes at `p` (any alignment).
+///
+/// # Safety
+/// `p` is writable for 16 bytes.
+#[inline(always)]
+unsafe fn store_q(p: *mut u8, q: Q) {
+    // SAFETY: writes the 16 bytes at `p` (the caller's contract); NEON is present.
+    unsafe {
+        core::arch::asm!(
+            ".fpu neon",
+            "vst1.8 {{{lo}}}, [{p}]!",
+            "vst1.8 {{{hi}}}, [{p}]",
+            p = inout(reg) p => _,
+            lo = in(dreg_low16) q.0,
+            hi = in(dreg_low16) q.1,
+            options(nostack, preserves_flags),
+        );
+    }
+}
+
+/// Block `i` of `len` bytes at `p` (the last one zero-padded if partial), in a q register.
+///
+/// # Safety
+/// Block `i` starts inside the `len` readable bytes at `p`.
+#[inline(always)]
+unsafe fn q_at(p: *const u8, i: usize, len: usize) -> Q {
+    let left = len - 16 * i;
+    // SAFETY: the caller's contract; the reads stay inside the `left` bytes.
+    unsafe {
+        if left >= 16 {
+            load_q(p.add(16 * i))
+        } else {
+            Q::new(load_partial(p.add(16 * i), left))
+        }
+    }
+}
+
+/// Writes the first `left` (1..=16) bytes of block `q` to `p`.
 ///
 /// # Safety
 /// `p` is writable for `left` bytes.
 #[inline(always)]
-unsafe fn store_at(p: *mut u8, w: Words, left: usize) {
+unsafe fn store_at(p: *mut u8, q: Q, left: usize) {
     // SAFETY: the caller's contract.
     unsafe {
         if left >= 16 {
-            p.cast::<[u8; 16]>().write_unaligned(bytes(w));
+            store_q(p, q);
         } else {
-            store_partial(p, w, left);
+            store_partial(p, q.words(), left);
         }
     }
 }
@@ -81,20 +142,20 @@ unsafe fn store_at(p: *mut u8, w: Words, left: usize) {
 impl NeonKey {
     /// The one AAD block of the message kernels (see the file header).
     #[inline(always)]
-    fn aad_block(&self, aad: &[u8]) -> Words {
+    fn aad_block(&self, aad: &[u8]) -> Q {
         let a = aad.len().div_ceil(16);
         if a == 0 {
-            return [0; 2];
+            return Q::new([0; 2]);
         }
         // SAFETY: block a - 1 starts inside `aad`.
-        let last = unsafe { block_at(aad.as_ptr(), a - 1, aad.len()) };
+        let last = unsafe { q_at(aad.as_ptr(), a - 1, aad.len()) };
         if a == 1 {
             return last;
         }
         // SAFETY: the a - 1 whole blocks before the last are inside `aad`.
         let whole = unsafe { core::slice::from_raw_parts(aad.as_ptr().cast::<[u8; 16]>(), a - 1) };
-        let y = words(&self.ghash_short(whole));
-        [y[0] ^ last[0], y[1] ^ last[1]]
+        let (y, last) = (words(&self.ghash_short(whole)), last.words());
+        Q::new([y[0] ^ last[0], y[1] ^ last[1]])
     }
 
     /// A message of at most `MSG_BLOCKS` data blocks through its kernel: the whole output
@@ -112,34 +173,30 @@ impl NeonKey {
         src: *const u8,
         dst: *mut u8,
         len: usize,
-    ) -> ([u8; 16], Words) {
+    ) -> ([u8; 16], Q) {
         let n = len.div_ceil(16);
         let left = len + 16 - 16 * n.max(1);
-        let m = &PARTIAL_MASK[16 - left..32 - left];
         let x = self.aad_block(aad);
         let lens = [aad.len() as u64 * 8, len as u64 * 8];
-        // SAFETY: block n - 1 starts inside the `len` bytes at `src`.
-        let last = if n > 0 {
-            unsafe { block_at(src, n - 1, len) }
-        } else {
-            [0; 2]
+        // SAFETY: block n - 1 starts inside the `len` bytes at `src`; `PARTIAL_MASK` has
+        // 16 bytes from 16 - left.
+        let (last, mask) = unsafe {
+            let last = if n > 0 {
+                q_at(src, n - 1, len)
+            } else {
+                Q::new([0; 2])
+            };
+            (last, load_q(PARTIAL_MASK.as_ptr().add(16 - left)))
         };
         let f = MSG_KERNELS[usize::from(open)][(self.rounds as usize - 10) / 2][n];
+        let mut tag = core::mem::MaybeUninit::<[u8; 16]>::uninit();
         // SAFETY: the kernel reads the key, J0 and the n - 1 whole blocks at `src`, and
-        // writes n - 1 blocks to `dst` (the caller's contract).
-        let out = unsafe {
-            f(
-                self,
-                j0.as_ptr(),
-                src,
-                dst,
-                Q::new(x),
-                Q::new(lens),
-                Q::new(last),
-                Q::new(words(m.try_into().unwrap())),
-            )
-        };
-        (bytes(out.0.words()), out.1.words())
+        // writes n - 1 blocks to `dst` (the caller's contract); then the tag is stored.
+        unsafe {
+            let out = f(self, j0.as_ptr(), src, dst, x, Q::new(lens), last, mask);
+            store_q(tag.as_mut_ptr().cast(), out.0);
+            (tag.assume_init(), out.1)
+        }
     }
 
     /// `crypt_short`: one pass over a message within the limits from its J0; returns the
@@ -192,24 +249,26 @@ impl NeonKey {
             return unsafe { self.short(false, j0, aad, src, dst, len, Some(tag)).1 };
         }
         let mut buf = core::mem::MaybeUninit::<[Words; MSG_BLOCKS]>::uninit();
-        let b = buf.as_mut_ptr().cast::<Words>();
+        let b = buf.as_mut_ptr().cast::<u8>();
         // SAFETY: `buf` has room for the n - 1 whole blocks the kernel writes and the
         // last one; blocks i < n are written before they are read.
         let ok = unsafe {
             let (full, last) = self.msg(true, j0, aad, src, b.cast(), len);
             let ok = ct_eq(&full[..tag.len()], tag);
             if n > 0 {
-                b.add(n - 1).write(last);
+                store_q(b.add(16 * (n - 1)), last);
             }
             if ok {
                 for i in 0..n {
-                    store_at(dst.add(16 * i), b.add(i).read(), len - 16 * i);
+                    store_at(dst.add(16 * i), load_q(b.add(16 * i)), len - 16 * i);
                 }
             }
             ok
         };
         // SAFETY: the n blocks written above.
-        wipe_u64(unsafe { core::slice::from_raw_parts_mut(b, n) }.as_flattened_mut());
+        wipe_u64(
+            unsafe { core::slice::from_raw_parts_mut(b.cast::<Words>(), n) }.as_flattened_mut(),
+        );
         ok
     }
 
@@ -285,7 +344,7 @@ impl NeonKey {
         if release {
             for (i, o) in out.iter().enumerate().take(n) {
                 // SAFETY: block i of the `len` writable bytes at `dst`.
-                unsafe { store_at(dst.add(16 * i), *o, len - 16 * i) };
+                unsafe { store_at(dst.add(16 * i), Q::new(*o), len - 16 * i) };
             }
         }
         // The keystream and the output (plaintext when opening); `hashed` is public.
