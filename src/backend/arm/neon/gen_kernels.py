@@ -253,7 +253,7 @@ def ghash_group(p, loads, y, nblocks):
     return reduce(p, *prods)
 
 
-def reduce(p, lo, hi, mid):
+def reduce(p, lo, hi, mid, swap=True):
     mid = p.xor(mid, p.xor(lo, hi))
     # lo = [X0 : X1 ^ mid.lo], hi = [X2 ^ mid.hi : X3]
     p.emit('veor {0}, {1}, {2}', [(lo, 'hi'), (lo, 'hi'), (mid, 'lo'), (lo, 'q')], mods=[lo])
@@ -273,7 +273,7 @@ def reduce(p, lo, hi, mid):
     g1 = g('hi')
     p.emit('veor {0}, {1}, {2}', [(s, 'lo'), (s, 'lo'), (g1, 'lo'), (s, 'q')], mods=[s])
     r = p.xor(hi, s)
-    return p.ext(r, 8)   # back to the form of y: lo half = high word
+    return p.ext(r, 8) if swap else r   # back to the form of y: lo half = high word
 
 
 def load_y(p):
@@ -350,8 +350,9 @@ MSG_ARGS = 4       # q0: AAD block, q1: lengths block (vrev64 form), q2: last da
 
 
 def vp_keystream(p, lanes, rounds):
-    """E(K, J0 + i) for i < lanes (J0 in spec byte order at R_J0), as values: the rounds
-    of vp_aes, with MixColumns as a shallower tree (one more XOR per lane and round, three
+    """E(K, J0 + i) for i < lanes (J0 in spec byte order at R_J0) up to the last round's
+    S-box: the rounds of vp_aes (the caller permutes and adds the last round key), with
+    MixColumns as a shallower tree (one more XOR per lane and round, three
     cycles less on each round's dependency chain, which bounds a call of one or two lanes:
     2A + 3B + C + D = (2A + k) + C + next(A + 2A) + D)."""
     t = vp_tables(p)
@@ -373,8 +374,7 @@ def vp_keystream(p, lanes, rounds):
         v = [p.xor(x, y) for x, y in zip(a, a2)]
         s = [p.xor(p.xor(p.xor(y, rk), p.ext(x, 8)), p.xor(p.ext(w, 4), p.ext(x, 12)))
              for x, y, w in zip(a, a2, v)]
-    rk = p.load(R_KEY, 16 * rounds)
-    return [p.xor(p.tbl(y, t[V_OUT]), rk) for y in vp_sbox(p, t, s, True)]
+    return vp_sbox(p, t, s, True)
 
 
 def rev64(p, x):
@@ -422,7 +422,7 @@ class Hash:
             acc[0] = acc_add(p, acc[0], mul(a, b[0]))
 
     def finish(self):
-        """The hash in the kernels' y form (as ghash_group returns it)."""
+        """The reduced hash before reduce()'s last step, which swaps its halves."""
         p = self.p
         prods = []
         for acc in self.acc:
@@ -431,7 +431,7 @@ class Hash:
             nf = fold(p, acc[3], V_K16, 13)
             kf = fold(p, acc[4], None, 12)
             prods.append(p.xor(p.xor(acc[0], lf), p.xor(p.xor(mf, nf), kf)))
-        return reduce(p, *prods)
+        return reduce(p, *prods, swap=False)
 
 
 def segment(p, f):
@@ -457,15 +457,29 @@ def merge(a, b, frac):
 def k_msg(rounds, n, dec, frac=1.0):
     """A whole message of n data blocks (n - 1 whole ones at src, the last one in q2,
     zero-padded) after one block X of AAD (q0), from J0: E(K, J0 + i), i ≤ n, by vector
-    permutes; the output (whole blocks to dst, the last one masked by q3 to q1); and the tag, E(K, J0)
-    + GHASH(X, the ciphertext, the lengths block L (q1, vrev64 form)) into q0. Sealing
-    hashes the output masked by q3, opening the input. The GHASH of what needs no AES (X
-    and L; opening: the whole ciphertext) is merged into the AES rounds."""
+    permutes; the output (whole blocks to dst, the last one masked by q3 to q1); and the
+    tag, E(K, J0) + GHASH(X, the ciphertext, the lengths block L (q1, vrev64 form)) into
+    q0. Sealing hashes the output, opening the input. The GHASH of what needs no AES (X
+    and L; opening: the whole ciphertext) is merged into the AES rounds.
+
+    One block of data (n = 1: the call is as long as the dependency chain through the AES
+    and the hash of the block) takes that block straight from its last S-box output y:
+    out = tbl(y, OUT | ~m) + ((k + last) & m), and sealing hashes its vrev64 form
+    tbl(y, vrev64(OUT) | ~vrev64(m)) + vrev64((k + last) & m) (vtbl gives 0 for an index
+    past the table), three steps less on the chain; longer messages, bound by the work,
+    not the chain, would lose by the extra lookups."""
     p = Prog(scr='sp', spill_base=0)
     x, lens, last, mask = (p.arg(q) for q in range(MSG_ARGS))
     h = Hash(p)
-    ks = []
+    ys = []
     cts = []
+    km = []
+    kss = []   # the keystream blocks but the one taken straight from the S-box (n = 1)
+    rk = p.load(R_KEY, 16 * rounds)
+    out = p.load(R_CONST, V_OUT)
+
+    def ks(i):
+        return p.xor(p.tbl(ys[i], out), rk)
 
     def early():
         h.add(rev64(p, x), n + 2)
@@ -474,11 +488,23 @@ def k_msg(rounds, n, dec, frac=1.0):
                 cts.append(p.ld_post(R_SRC) if i + 1 < n else last)
                 h.add(rev64(p, cts[-1]), n + 1 - i)
         h.add(lens, 1)
-    aes = segment(p, lambda: ks.extend(vp_keystream(p, n + 1, rounds)))
+        if n == 1:
+            km.extend((p.and_(p.xor(rk, last), mask), p.q3('vorn', out, mask)))
+            if not dec:
+                km.extend((rev64(p, km[0]), p.q3('vorn', rev64(p, out), rev64(p, mask))))
+    def aes():
+        ys.extend(vp_keystream(p, n + 1, rounds))
+        kss.extend(ks(i) for i in range(n + 1) if i != 1 or n != 1)
+    aes = segment(p, aes)
     p.ops += merge(aes, segment(p, early), frac)
     for i in range(n):
+        if n == 1:
+            p.result(p.xor(p.tbl(ys[1], km[1]), km[0]), 1)
+            if not dec:
+                h.add(p.xor(p.tbl(ys[1], km[3]), km[2]), 2)
+            break
         src = cts[i] if dec else (p.ld_post(R_SRC) if i + 1 < n else last)
-        o = p.xor(src, ks[i + 1])
+        o = p.xor(src, kss[i + 1])
         if i + 1 < n:
             p.st_post(o, R_DST)
         else:  # no keystream byte leaves the kernel
@@ -486,7 +512,12 @@ def k_msg(rounds, n, dec, frac=1.0):
             p.result(o, 1)
         if not dec:
             h.add(rev64(p, o), n + 1 - i)
-    p.result(p.xor(rev64(p, h.finish()), ks[0]), 0)
+    # tag = vrev64(y) + E(K, J0), y's halves swapped (reduce() without swap) by naming
+    y, k0 = rev64(p, h.finish()), kss[0]
+    tag = p.val()
+    p.emit('veor {0}, {1}, {2}', [(tag, 'lo'), (y, 'hi'), (k0, 'lo')], defs=[tag])
+    p.emit('veor {0}, {1}, {2}', [(tag, 'hi'), (y, 'lo'), (k0, 'hi'), (tag, 'q')], mods=[tag])
+    p.result(tag, 0)
     return p
 
 

@@ -79,10 +79,10 @@ class Machine:
             else:
                 self.mem[addr:addr + 8] = self.d[int(a[0][1:])].to_bytes(8, 'little')
             return
-        if m in ('veor', 'vand'):
+        if m in ('veor', 'vand', 'vorn'):
             x, w = self.rd(a[1])
             y, _ = self.rd(a[2])
-            self.wr(a[0], x ^ y if m == 'veor' else x & y)
+            self.wr(a[0], {'veor': x ^ y, 'vand': x & y, 'vorn': x | (~y & ((1 << w) - 1))}[m])
         elif m == 'vmov':
             self.wr(a[0], self.rd(a[1])[0])
         elif m in ('vmov.i64', 'vmov.i8'):

@@ -260,9 +260,10 @@ def allocate(prog, nregs=16):
         if next_use(v, 0) is None:
             release(v)
 
+    want = {v.id: q for v, q in prog.results}
+
     def place_results():
         """Moves (or reloads) each result into its register; every other value is dead."""
-        want = {v.id: q for v, q in prog.results}
         todo = list(prog.results)
         while todo:
             for k, (v, q) in enumerate(todo):
@@ -314,7 +315,9 @@ def allocate(prog, nregs=16):
             for v in dying:
                 release(v)
         for v in op.defs:
-            q = evict(i, pinned)
+            q = want.get(v.id)
+            if q is None or reg[q] is not None:  # a result goes where it is wanted if free
+                q = evict(i, pinned)
             reg[q], where[v.id] = v, q
             loc[v.id] = q
         names = []

@@ -107,6 +107,9 @@ unsafe fn store_q(p: *mut u8, q: Q) {
 }
 
 /// Block `i` of `len` bytes at `p` (the last one zero-padded if partial), in a q register.
+/// More than eight bytes are two `vld1.8` of eight, the second one ending at the last byte
+/// and shifted down into place (`vshl` by a negative count); fewer go through general
+/// registers (`backend/partial.rs`).
 ///
 /// # Safety
 /// Block `i` starts inside the `len` readable bytes at `p`.
@@ -115,10 +118,28 @@ unsafe fn q_at(p: *const u8, i: usize, len: usize) -> Q {
     let left = len - 16 * i;
     // SAFETY: the caller's contract; the reads stay inside the `left` bytes.
     unsafe {
+        let p = p.add(16 * i);
         if left >= 16 {
-            load_q(p.add(16 * i))
+            load_q(p)
+        } else if left > 8 {
+            let (lo, hi): (f64, f64);
+            core::arch::asm!(
+                ".fpu neon",
+                "vld1.8 {{{lo}}}, [{p}]",
+                "vld1.8 {{{hi}}}, [{end}]",
+                "vmov {t}, {s}, {s}",
+                "vshl.u64 {hi}, {hi}, {t}",
+                p = in(reg) p,
+                end = in(reg) p.add(left - 8),
+                s = in(reg) 8 * left as i32 - 128,
+                lo = out(dreg_low16) lo,
+                hi = out(dreg_low16) hi,
+                t = out(dreg_low16) _,
+                options(nostack, readonly, preserves_flags),
+            );
+            Q(lo, hi)
         } else {
-            Q::new(load_partial(p.add(16 * i), left))
+            Q::new(load_partial(p, left))
         }
     }
 }
@@ -152,6 +173,14 @@ impl NeonKey {
         if a == 1 {
             return last;
         }
+        self.aad_prefix(aad, last)
+    }
+
+    /// X for more than one AAD block, `last` the last one (out of line: a function call
+    /// here would make the common path keep its blocks in callee-saved registers).
+    #[inline(never)]
+    fn aad_prefix(&self, aad: &[u8], last: Q) -> Q {
+        let a = aad.len().div_ceil(16);
         // SAFETY: the a - 1 whole blocks before the last are inside `aad`.
         let whole = unsafe { core::slice::from_raw_parts(aad.as_ptr().cast::<[u8; 16]>(), a - 1) };
         let (y, last) = (words(&self.ghash_short(whole)), last.words());
@@ -189,14 +218,10 @@ impl NeonKey {
             (last, load_q(PARTIAL_MASK.as_ptr().add(16 - left)))
         };
         let f = MSG_KERNELS[usize::from(open)][(self.rounds as usize - 10) / 2][n];
-        let mut tag = core::mem::MaybeUninit::<[u8; 16]>::uninit();
         // SAFETY: the kernel reads the key, J0 and the n - 1 whole blocks at `src`, and
-        // writes n - 1 blocks to `dst` (the caller's contract); then the tag is stored.
-        unsafe {
-            let out = f(self, j0.as_ptr(), src, dst, x, Q::new(lens), last, mask);
-            store_q(tag.as_mut_ptr().cast(), out.0);
-            (tag.assume_init(), out.1)
-        }
+        // writes n - 1 blocks to `dst` (the caller's contract).
+        let out = unsafe { f(self, j0.as_ptr(), src, dst, x, Q::new(lens), last, mask) };
+        (bytes(out.0.words()), out.1)
     }
 
     /// `crypt_short`: one pass over a message within the limits from its J0; returns the
