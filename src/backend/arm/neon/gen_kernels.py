@@ -351,10 +351,7 @@ MSG_ARGS = 4       # q0: AAD block, q1: lengths block (vrev64 form), q2: last da
 
 def vp_keystream(p, lanes, rounds):
     """E(K, J0 + i) for i < lanes (J0 in spec byte order at R_J0) up to the last round's
-    S-box: the rounds of vp_aes (the caller permutes and adds the last round key), with
-    MixColumns as a shallower tree (one more XOR per lane and round, three
-    cycles less on each round's dependency chain, which bounds a call of one or two lanes:
-    2A + 3B + C + D = (2A + k) + C + next(A + 2A) + D)."""
+    S-box: the rounds of vp_aes (the caller permutes and adds the last round key)."""
     t = vp_tables(p)
     j0 = p.val()
     p.emit('vld1.8 {{{0}, {1}}}, [' + R_J0 + ']', [(j0, 'lo'), (j0, 'hi')], defs=[j0], kind='ld')
@@ -371,9 +368,8 @@ def vp_keystream(p, lanes, rounds):
         rk = p.load(R_KEY, 16 * r)
         xs = s if r == 1 else [p.tbl(x, t[V_SR]) for x in s]
         a, a2 = vp_sbox(p, t, xs, False)
-        v = [p.xor(x, y) for x, y in zip(a, a2)]
-        s = [p.xor(p.xor(p.xor(y, rk), p.ext(x, 8)), p.xor(p.ext(w, 4), p.ext(x, 12)))
-             for x, y, w in zip(a, a2, v)]
+        u = [p.xor(y, p.ext(x, 4)) for x, y in zip(a, a2)]
+        s = [p.xor(p.xor(w, p.ext(w, 4)), p.xor(p.ext(x, 12), rk)) for w, x in zip(u, a)]
     return vp_sbox(p, t, s, True)
 
 
@@ -454,7 +450,7 @@ def merge(a, b, frac):
     return out + b[k:]
 
 
-def k_msg(rounds, n, dec, frac=1.0):
+def k_msg(rounds, n, dec, frac=0.9):
     """A whole message of n data blocks (n - 1 whole ones at src, the last one in q2,
     zero-padded) after one block X of AAD (q0), from J0: E(K, J0 + i), i ≤ n, by vector
     permutes; the output (whole blocks to dst, the last one masked by q3 to q1); and the
