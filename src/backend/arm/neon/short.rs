@@ -204,6 +204,9 @@ impl NeonKey {
         len: usize,
     ) -> ([u8; 16], Q) {
         let n = len.div_ceil(16);
+        // First, while the key is still where it came in (the static constant-time check
+        // follows the key size to the table index from there).
+        let f = MSG_KERNELS[usize::from(open)][(self.rounds as usize - 10) / 2][n];
         let left = len + 16 - 16 * n.max(1);
         let x = self.aad_block(aad);
         let lens = [aad.len() as u64 * 8, len as u64 * 8];
@@ -217,7 +220,6 @@ impl NeonKey {
             };
             (last, load_q(PARTIAL_MASK.as_ptr().add(16 - left)))
         };
-        let f = MSG_KERNELS[usize::from(open)][(self.rounds as usize - 10) / 2][n];
         // SAFETY: the kernel reads the key, J0 and the n - 1 whole blocks at `src`, and
         // writes n - 1 blocks to `dst` (the caller's contract).
         let out = unsafe { f(self, j0.as_ptr(), src, dst, x, Q::new(lens), last, mask) };
@@ -368,8 +370,17 @@ impl NeonKey {
         let release = verify.is_none_or(|expected| ct_eq(&tag[..expected.len()], expected));
         if release {
             for (i, o) in out.iter().enumerate().take(n) {
+                let left = len - 16 * i;
                 // SAFETY: block i of the `len` writable bytes at `dst`.
-                unsafe { store_at(dst.add(16 * i), Q::new(*o), len - 16 * i) };
+                unsafe {
+                    if left >= 16 {
+                        dst.add(16 * i)
+                            .cast::<[u8; 16]>()
+                            .write_unaligned(bytes(*o));
+                    } else {
+                        store_partial(dst.add(16 * i), *o, left);
+                    }
+                }
             }
         }
         // The keystream and the output (plaintext when opening); `hashed` is public.
