@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # gen_kernels.py - generates kernels.rs (beside this file), the ARMv7 NEON kernels of the
-# `arm-neon` backend, as one `asm!` block per loop.
+# `arm-neon` backend, as one `asm!` block per loop or per whole short message.
 #
 # Why a generator: the kernels are long straight-line programs (a bit-sliced AES round is
 # ~200 NEON instructions, GHASH with vmull.p8 ~70 per block) over more values than NEON's
@@ -18,6 +18,9 @@
 #                                                           what this generates (scripts/test.sh)
 #   python3 src/backend/arm/neon/gen_kernels.py --only NAME check one kernel, print its
 #                                                           statistics, write nothing
+#   ... --only NAME --asm                                   print its instructions (for
+#                                                           llvm-mca-19 -mtriple=armv8a-linux-
+#                                                           gnueabihf -mcpu=cortex-a57)
 # Python 3 standard library only.
 import argparse
 import os

@@ -2,7 +2,8 @@
 share with the Rust glue (run.rs: constant table and scratch block; key.rs: key layout),
 programs over virtual NEON values (`Prog`), and the register allocator that maps them onto
 q0-q15 (furthest-next-use eviction; values with a memory source are re-loaded instead of
-spilled, others spill to the scratch block).
+spilled, others spill to the scratch block, or below sp in the message kernels; values can
+arrive in given registers and be left in given registers at the end).
 """
 
 # General-purpose registers used by the kernels (Rust reserves r6, r7, r9, r11, sp, pc).
