@@ -4,8 +4,9 @@
 //! that needs no AES (the AAD, the lengths block and, opening, the ciphertext) merged
 //! into their rounds, then the output, the rest of the GHASH (one reduction, H^n..H^1
 //! stored) and the tag. The kernel takes and returns its blocks in registers (`run.rs`):
-//! the glue here only reads the AAD and the last, partial data block (`backend/partial.rs`,
-//! no byte outside the message), and writes the last output block.
+//! the glue here only reads the AAD and the last data block (by `vld1`, fewer than nine
+//! bytes through `backend/partial.rs`; no byte outside the message), and writes the last
+//! output block.
 //!
 //! The kernels take one block X of AAD, multiplied by H^(n+2) for n data blocks. More
 //! AAD is folded into it: for AAD blocks A1..Aa, X = GHASH(A1..A(a-1)) + Aa (one GHASH
