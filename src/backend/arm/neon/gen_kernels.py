@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # gen_kernels.py - generates kernels.rs (beside this file), the ARMv7 NEON kernels of the
-# `arm-neon` backend, as one `asm!` block per loop.
+# `arm-neon` backend, as one `asm!` block per loop or per whole short message.
 #
 # Why a generator: the kernels are long straight-line programs (a bit-sliced AES round is
 # ~200 NEON instructions, GHASH with vmull.p8 ~70 per block) over more values than NEON's
@@ -18,6 +18,9 @@
 #                                                           what this generates (scripts/test.sh)
 #   python3 src/backend/arm/neon/gen_kernels.py --only NAME check one kernel, print its
 #                                                           statistics, write nothing
+#   ... --only NAME --asm                                   print its instructions (for
+#                                                           llvm-mca-19 -mtriple=armv8a-linux-
+#                                                           gnueabihf -mcpu=cortex-a57)
 # Python 3 standard library only.
 import argparse
 import os
@@ -30,8 +33,9 @@ sys.dont_write_bytecode = True  # no __pycache__ beside the sources
 from neon_check import check  # noqa: E402
 from neon_prog import (C_CTR, C_FIN, C_K16, C_K32, C_K48, C_M0F, C_M33, C_M55,  # noqa: E402
                        C_ONE, C_SR, R_CONST, R_DST, R_H, R_KEY, R_KEY2, R_N, R_SCR, R_SRC,
-                       R_Y, S_CTR, SCRATCH_BYTES, V_IN, V_INV, V_LAST, V_LOW, V_MID, V_MID2,
-                       V_ONE, V_OUT, V_SR, V_TIN, V_ZINV, Prog, allocate)
+                       R_Y, S_CTR, SCRATCH_BYTES, V_IN, V_INV, V_K16, V_K32, V_K48, V_LAST,
+                       V_LOW, V_MID, V_MID2, V_ONE, V_OUT, V_SR, V_TIN, V_ZINV, Prog,
+                       allocate)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, 'kernels.rs')
@@ -252,7 +256,7 @@ def ghash_group(p, loads, y, nblocks):
     return reduce(p, *prods)
 
 
-def reduce(p, lo, hi, mid):
+def reduce(p, lo, hi, mid, swap=True):
     mid = p.xor(mid, p.xor(lo, hi))
     # lo = [X0 : X1 ^ mid.lo], hi = [X2 ^ mid.hi : X3]
     p.emit('veor {0}, {1}, {2}', [(lo, 'hi'), (lo, 'hi'), (mid, 'lo'), (lo, 'q')], mods=[lo])
@@ -272,7 +276,7 @@ def reduce(p, lo, hi, mid):
     g1 = g('hi')
     p.emit('veor {0}, {1}, {2}', [(s, 'lo'), (s, 'lo'), (g1, 'lo'), (s, 'q')], mods=[s])
     r = p.xor(hi, s)
-    return p.ext(r, 8)   # back to the form of y: lo half = high word
+    return p.ext(r, 8) if swap else r   # back to the form of y: lo half = high word
 
 
 def load_y(p):
@@ -338,9 +342,187 @@ def k_ghash_short(nblocks):
     return p
 
 
-# Lane counts of the vector-permute kernels: up to six, the most for which one such call
-# costs less than the eight-lane bit-sliced run on the A57 model (docs/modeling.md).
-VPERM_LANES = (1, 2, 3, 4, 5, 6)
+# ------------------------------------------------------------------ whole short messages
+# The single-pass message kernels are `extern "C"` functions (AAPCS-VFP): the pointers come
+# in r0-r3 (the key, J0, src, dst; the asm gets the vector-permute round keys in r0, the H
+# powers in r5 and the constants in r8 instead), the blocks as pairs of doubles in d0-d7
+# (q0-q3), and the tag and last output block go back in q0-q1. Spills go below sp.
+R_J0 = 'r1'
+MSG_ARGS = 4       # q0: AAD block, q1: lengths block (vrev64 form), q2: last data block,
+                   # q3: mask of the last block's bytes
+
+
+def vp_keystream(p, lanes, rounds):
+    """E(K, J0 + i) for i < lanes (J0 in spec byte order at R_J0) up to the last round's
+    S-box: the rounds of vp_aes (the caller permutes and adds the last round key)."""
+    t = vp_tables(p)
+    j0 = p.val()
+    p.emit('vld1.8 {{{0}, {1}}}, [' + R_J0 + ']', [(j0, 'lo'), (j0, 'hi')], defs=[j0], kind='ld')
+    c = p.val()
+    p.emit('vrev32.8 {0}, {1}', [(c, 'q'), (j0, 'q')], defs=[c])
+    k0 = p.load(R_KEY, 0)
+    s = []
+    for b in range(lanes):
+        x = p.xor(p.tbl(c, t[V_IN]), k0)
+        s.append(p.xor(p.tbl(t[V_TIN], p.and_(x, t[V_LOW])), p.tbl(t[V_TIN + 16], p.shr8(x, 4))))
+        if b + 1 < lanes:
+            c = p.q3('vadd.i32', c, t[V_ONE])
+    for r in range(1, rounds):
+        rk = p.load(R_KEY, 16 * r)
+        xs = s if r == 1 else [p.tbl(x, t[V_SR]) for x in s]
+        a, a2 = vp_sbox(p, t, xs, False)
+        u = [p.xor(y, p.ext(x, 4)) for x, y in zip(a, a2)]
+        s = [p.xor(p.xor(w, p.ext(w, 4)), p.xor(p.ext(x, 12), rk)) for w, x in zip(u, a)]
+    return vp_sbox(p, t, s, True)
+
+
+def rev64(p, x):
+    r = p.val()
+    p.emit('vrev64.8 {0}, {1}', [(r, 'q'), (x, 'q')], defs=[r])
+    return r
+
+
+class Hash:
+    """The raw vmull.p8 sums of a GHASH over blocks with given powers of H (the Karatsuba
+    terms of ghash_group, accumulated block by block), then one fold and reduction."""
+
+    def __init__(self, p):
+        self.p = p
+        self.acc = [[None] * 5 for _ in range(3)]
+
+    def add(self, r, power):
+        """Adds r·H^power, r a block in vrev64 form."""
+        p = self.p
+        for t in range(3):
+            if t == 2:
+                a = p.val()
+                p.emit('veor {0}, {1}, {2}', [(a, 'lo'), (r, 'lo'), (r, 'hi')], defs=[a])
+                a = (a, 'lo')
+            else:
+                a = (r, 'hi' if t == 0 else 'lo')
+            hb = 128 * (power - 1) + 40 * t
+            b = [p.load_d(R_H, hb + 8 * j) for j in range(5)]
+
+            def rot(k):
+                v = p.val()
+                p.emit(f'vext.8 {{0}}, {{1}}, {{1}}, #{k}', [(v, 'lo'), a], defs=[v])
+                return (v, 'lo')
+
+            def mul(x, y):
+                v = p.val()
+                p.emit('vmull.p8 {0}, {1}, {2}', [(v, 'q'), x, (y, 'lo')], defs=[v], early=True)
+                return v
+            a1, a2, a3 = rot(1), rot(2), rot(3)
+            acc = self.acc[t]
+            acc[1] = acc_add(p, acc[1], p.xor(mul(a1, b[0]), mul(a, b[1])))
+            acc[2] = acc_add(p, acc[2], p.xor(mul(a2, b[0]), mul(a, b[2])))
+            acc[3] = acc_add(p, acc[3], p.xor(mul(a3, b[0]), mul(a, b[3])))
+            acc[4] = acc_add(p, acc[4], mul(a, b[4]))
+            acc[0] = acc_add(p, acc[0], mul(a, b[0]))
+
+    def finish(self):
+        """The reduced hash before reduce()'s last step, which swaps its halves."""
+        p = self.p
+        prods = []
+        for acc in self.acc:
+            lf = fold(p, acc[1], V_K48, 15)
+            mf = fold(p, acc[2], V_K32, 14)
+            nf = fold(p, acc[3], V_K16, 13)
+            kf = fold(p, acc[4], None, 12)
+            prods.append(p.xor(p.xor(acc[0], lf), p.xor(p.xor(mf, nf), kf)))
+        return reduce(p, *prods, swap=False)
+
+
+def segment(p, f):
+    """The ops `f` emits, taken out of the program (to be merged into it)."""
+    saved, p.ops = p.ops, []
+    f()
+    ops, p.ops = p.ops, saved
+    return ops
+
+
+def merge(a, b, frac):
+    """The ops of `a` with those of `b` spread evenly over the first `frac` of them, each
+    list in its own order (they must not depend on each other)."""
+    out, k = [], 0
+    for i, op in enumerate(a):
+        out.append(op)
+        while k < len(b) and k * len(a) * frac < (i + 1) * len(b):
+            out.append(b[k])
+            k += 1
+    return out + b[k:]
+
+
+def k_msg(rounds, n, dec, frac=0.9):
+    """A whole message of n data blocks (n - 1 whole ones at src, the last one in q2,
+    zero-padded) after one block X of AAD (q0), from J0: E(K, J0 + i), i ≤ n, by vector
+    permutes; the output (whole blocks to dst, the last one masked by q3 to q1); and the
+    tag, E(K, J0) + GHASH(X, the ciphertext, the lengths block L (q1, vrev64 form)) into
+    q0. Sealing hashes the output, opening the input. The GHASH of what needs no AES (X
+    and L; opening: the whole ciphertext) is merged into the AES rounds.
+
+    One block of data (n = 1: the call is as long as the dependency chain through the AES
+    and the hash of the block) takes that block straight from its last S-box output y:
+    out = tbl(y, OUT | ~m) + ((k + last) & m), and sealing hashes its vrev64 form
+    tbl(y, vrev64(OUT) | ~vrev64(m)) + vrev64((k + last) & m) (vtbl gives 0 for an index
+    past the table), three steps less on the chain; longer messages, bound by the work,
+    not the chain, would lose by the extra lookups."""
+    p = Prog(scr='sp', spill_base=0)
+    x, lens, last, mask = (p.arg(q) for q in range(MSG_ARGS))
+    h = Hash(p)
+    ys = []
+    cts = []
+    km = []
+    kss = []   # the keystream blocks but the one taken straight from the S-box (n = 1)
+    rk = p.load(R_KEY, 16 * rounds)
+    out = p.load(R_CONST, V_OUT)
+
+    def ks(i):
+        return p.xor(p.tbl(ys[i], out), rk)
+
+    def early():
+        h.add(rev64(p, x), n + 2)
+        if dec:
+            for i in range(n):
+                cts.append(p.ld_post(R_SRC) if i + 1 < n else last)
+                h.add(rev64(p, cts[-1]), n + 1 - i)
+        h.add(lens, 1)
+        if n == 1:
+            km.extend((p.and_(p.xor(rk, last), mask), p.q3('vorn', out, mask)))
+            if not dec:
+                km.extend((rev64(p, km[0]), p.q3('vorn', rev64(p, out), rev64(p, mask))))
+    def aes():
+        ys.extend(vp_keystream(p, n + 1, rounds))
+        kss.extend(ks(i) for i in range(n + 1) if i != 1 or n != 1)
+    aes = segment(p, aes)
+    p.ops += merge(aes, segment(p, early), frac)
+    for i in range(n):
+        if n == 1:
+            p.result(p.xor(p.tbl(ys[1], km[1]), km[0]), 1)
+            if not dec:
+                h.add(p.xor(p.tbl(ys[1], km[3]), km[2]), 2)
+            break
+        src = cts[i] if dec else (p.ld_post(R_SRC) if i + 1 < n else last)
+        o = p.xor(src, kss[i + 1])
+        if i + 1 < n:
+            p.st_post(o, R_DST)
+        else:  # no keystream byte leaves the kernel
+            o = p.and_(o, mask)
+            p.result(o, 1)
+        if not dec:
+            h.add(rev64(p, o), n + 1 - i)
+    # tag = vrev64(y) + E(K, J0), y's halves swapped (reduce() without swap) by naming
+    y, k0 = rev64(p, h.finish()), kss[0]
+    tag = p.val()
+    p.emit('veor {0}, {1}, {2}', [(tag, 'lo'), (y, 'hi'), (k0, 'lo')], defs=[tag])
+    p.emit('veor {0}, {1}, {2}', [(tag, 'hi'), (y, 'lo'), (k0, 'hi'), (tag, 'q')], mods=[tag])
+    p.result(tag, 0)
+    return p
+
+
+# Lane counts of the vector-permute kernels: single blocks, and a block with J0 (the
+# message kernels below have their own).
+VPERM_LANES = (1, 2)
 
 # (name, program, doc, contract): the contract says what the pointers must be.
 KERNELS = [('kernel_ghash', lambda: k_ghash(8), 'GHASH only, 8 blocks per iteration', 'loop')]
@@ -360,6 +542,17 @@ for _r, _bits in ((10, 128), (12, 192), (14, 256)):
 for _t in range(1, 9):
     KERNELS.append((f'kernel_ghash_short{_t}', (lambda t=_t: k_ghash_short(t)),
                     f'GHASH from zero of {_t} block(s), aggregated, one reduction', 'short'))
+# Data blocks of the single-pass message kernels: up to five (six lanes with J0, the
+# vector-permute limit above); opening an empty message is sealing it.
+MSG_BLOCKS = 5
+for _r, _bits in ((10, 128), (12, 192), (14, 256)):
+    for _d in ('seal', 'open'):
+        for _n in range(0 if _d == 'seal' else 1, MSG_BLOCKS + 1):
+            KERNELS.append((f'kernel_{_d}{_n}_aes{_bits}',
+                            (lambda r=_r, n=_n, d=_d: k_msg(r, n, d == 'open')),
+                            f'AES-{_bits}-GCM of a message of {_n} data block(s) after one block '
+                            f'of AAD, in one pass\n/// ({"GHASH of the input" if _d == "open" else "GHASH of the output"})',
+                            'msg'))
 
 
 # ------------------------------------------------------------------ output
@@ -370,7 +563,12 @@ HEADER = '''\
 // Each kernel is one `asm!` block: a loop over groups of eight blocks, or (vperm, ghash_short)
 // one straight pass for a short message. Pointers arrive in fixed registers
 // (see the generator: key r0, key+1024 r1, src r2, dst r3, count r4, H powers r5,
-// constants r8, scratch r10, y r12); every q register is clobbered.
+// constants r8, scratch r10, y r12); every q register is clobbered. The message kernels
+// (seal, open) are `extern "C"` functions that take and return blocks in q0-q3.
+
+use super::run::{Out, Q, VCONSTS};
+use super::NeonKey;
+use core::mem::offset_of;
 
 '''
 
@@ -384,10 +582,73 @@ CONTRACTS = {
 /// (run.rs), `s` to a 16-byte aligned scratch buffer whose first 16 bytes hold the counter
 /// (native lanes), followed by `VPERM_SPILL_BYTES` writable bytes; `dst` has room for the
 /// lanes' blocks; the other pointers are not used.""",
+    'msg': """`k` is a key; `j0` points to J0 (16 bytes); `src` is readable and `dst`
+/// writable for the whole data blocks before the last (none for one block or none), equal
+/// or disjoint; `x` is the AAD block, `lens` the lengths block in the GHASH kernels' vrev64
+/// form, `last` the last data block, zero-padded, `mask` (sealing) the mask of its bytes.
+/// Returns the tag and the last output block (whole: the caller stores its bytes).""",
     'short': """`h` points to the H powers, `c` to `CONSTS` (run.rs), `src` to the blocks (16
 /// bytes each), `y` to 16 writable bytes (the hash, vrev64 form), `s` to a 16-byte aligned
 /// scratch buffer of 16 + `GHASH_SHORT_SPILL_BYTES` bytes; the other pointers are not used.""",
 }
+
+
+def msg_lines(lines, spill):
+    """A message kernel's stack frame: its spill area below sp, wiped on the way out
+    (vst1 with writeback brings sp back)."""
+    size = (spill + 15) // 16 * 16
+    if not size:
+        return lines
+    wipe = ['vmov.i8 q2, #0', 'vmov.i8 q3, #0']
+    wipe += ['vst1.64 {d4, d5, d6, d7}, [sp]!'] * (size // 32)
+    wipe += ['vst1.64 {d4, d5}, [sp]!'] * (size % 32 // 16)
+    return [f'sub sp, sp, #{size}'] + lines + wipe
+
+
+def rust_msg_fn(name, doc, lines):
+    body = '\n'.join(f'            "{l.replace("{", "{{").replace("}", "}}")}",' for l in lines)
+    return f'''/// {doc}.
+///
+/// # Safety
+/// {CONTRACTS['msg']}
+pub(super) unsafe extern "C" fn {name}(
+    k: *const NeonKey,
+    j0: *const u8,
+    src: *const u8,
+    dst: *mut u8,
+    x: Q,
+    lens: Q,
+    last: Q,
+    mask: Q,
+) -> Out {{
+    let (t0, t1, o0, o1): (f64, f64, f64, f64);
+    // SAFETY: the caller's contract covers every address the kernel touches; the NEON
+    // unit is present (checked when the key was made); the stack below sp that it uses
+    // is wiped before sp is restored.
+    unsafe {{
+        core::arch::asm!(
+            ".fpu neon",
+{body}
+            in("r0") k.cast::<u8>().add(offset_of!(NeonKey, vrk)),
+            in("r1") j0,
+            inout("r2") src => _,
+            inout("r3") dst => _,
+            in("r5") k.cast::<u8>().add(offset_of!(NeonKey, h)),
+            in("r8") VCONSTS.0.as_ptr(),
+            inout("d0") x.0 => t0,
+            inout("d1") x.1 => t1,
+            inout("d2") lens.0 => o0,
+            inout("d3") lens.1 => o1,
+            inout("d4") last.0 => _,
+            inout("d5") last.1 => _,
+            inout("d6") mask.0 => _,
+            inout("d7") mask.1 => _,
+{MSG_CLOBBERS}
+        );
+    }}
+    Out(Q(t0, t1), Q(o0, o1))
+}}
+'''
 
 
 def rust_fn(name, doc, lines, contract):
@@ -434,9 +695,12 @@ pub(super) unsafe fn {name}(
 def spill_table(spills):
     """How much of the scratch buffer after the counter the single-pass kernels write
     (their spills, to be wiped), so that their callers need no 1 KiB buffer."""
-    # one row a line, as rustfmt lays the table out
-    vp = ''.join('\n    [' + ', '.join(str(spills[f'kernel_vperm{l}_aes{b}']) for l in VPERM_LANES) + '],'
-                 for b in (128, 192, 256)) + '\n'
+    # as rustfmt lays the table out: one line if it fits, else one row a line
+    rows = ['[' + ', '.join(str(spills[f'kernel_vperm{l}_aes{b}']) for l in VPERM_LANES) + ']'
+            for b in (128, 192, 256)]
+    vp = ', '.join(rows)
+    if len(vp) + 60 > 100:
+        vp = ''.join(f'\n    {r},' for r in rows) + '\n'
     gs = ', '.join(str(spills[f'kernel_ghash_short{t}']) for t in range(1, 9))
     return f'''
 /// Bytes of the scratch buffer after the counter that `kernel_vperm{{lanes}}_aes{{bits}}`
@@ -444,9 +708,12 @@ def spill_table(spills):
 pub(super) const VPERM_SPILL_BYTES: [[usize; {len(VPERM_LANES)}]; 3] = [{vp}];
 /// The same for `kernel_ghash_short{{blocks}}`, by blocks − 1.
 pub(super) const GHASH_SHORT_SPILL_BYTES: [usize; 8] = [{gs}];
+/// Data blocks of the largest message kernel (`kernel_seal{{blocks}}_aes{{bits}}`).
+pub(super) const MSG_BLOCKS: usize = {MSG_BLOCKS};
 '''
 
 
+MSG_CLOBBERS = '\n'.join(f'            out("d{i}") _,' for i in range(8, 16))
 CLOBBERS = '\n'.join(f'            out("d{i}") _,' for i in range(16)) + '\n            out("lr") _,'
 
 
@@ -455,6 +722,8 @@ def main():
     ap.add_argument('--verify', action='store_true',
                     help='write nothing: exit 1 unless the check passes and kernels.rs is current')
     ap.add_argument('--only', metavar='NAME', help='check one kernel only; write nothing')
+    ap.add_argument('--asm', action='store_true',
+                    help='with --only: print its instructions (for llvm-mca), check nothing')
     args = ap.parse_args()
     rng = random.Random(1)
     parts = [HEADER]
@@ -465,12 +734,20 @@ def main():
             continue
         p = mk()
         lines, st = allocate(p)
+        if contract == 'msg':
+            lines = msg_lines(lines, st['spill_bytes'])
+        if args.asm:
+            print('\n'.join(lines))
+            return
         ninsn = sum(1 for l in lines if not l.endswith(':'))
         ok = all(check(lines, name, rng) for _ in range(2))
         bad += not ok
         print(f'{name}: {ninsn} instructions, {st["spill"]} spills, {st["reload"]} reloads, '
               f'{st["remat"]} loads: ' + ('ok' if ok else 'MISMATCH'), file=sys.stderr)
-        parts.append(rust_fn(name, doc, lines, contract))
+        if contract == 'msg':
+            parts.append(rust_msg_fn(name, doc, lines))
+        else:
+            parts.append(rust_fn(name, doc, lines, contract))
         spills[name] = st['spill_bytes']
     if bad:
         sys.exit(1)

@@ -8,8 +8,8 @@ import re
 
 from neon_prog import (C_CTR, C_FIN, C_K16, C_K32, C_K48, C_M0F, C_M33, C_M55, C_ONE, C_SR,
                        CONST_BYTES, HPOW_BYTES, R_CONST, R_DST, R_H, R_KEY, R_KEY2, R_N,
-                       R_SCR, R_SRC, R_Y, S_CTR, V_IN, V_INV, V_LAST, V_LOW, V_MID, V_MID2,
-                       V_ONE, V_OUT, V_SR, V_TIN, V_ZINV, VCONST_BYTES)
+                       R_SCR, R_SRC, R_Y, S_CTR, V_IN, V_INV, V_K16, V_K32, V_K48, V_LAST,
+                       V_LOW, V_MID, V_MID2, V_ONE, V_OUT, V_SR, V_TIN, V_ZINV, VCONST_BYTES)
 
 M64 = (1 << 64) - 1
 
@@ -40,7 +40,7 @@ class Machine:
                 if self.r[R_N] != 0:
                     pc = labels[a[0][:-1]]
                 continue
-            if m in ('add', 'subs'):
+            if m in ('add', 'sub', 'subs'):
                 imm = int(a[2][1:])
                 self.r.setdefault(a[0], 0)
                 self.r[a[0]] = (self.r[a[1]] + (imm if m == 'add' else -imm)) & 0xffffffff
@@ -59,14 +59,17 @@ class Machine:
             self.d[int(x[1:])] = v & M64
 
     def neon(self, m, a):
-        if m in ('vld1.8', 'vst1.8'):
+        if m in ('vld1.8', 'vst1.8', 'vst1.64'):
             dd = [int(x) for x in re.findall(r'd(\d+)', a[0])]
-            addr = self.r[a[1].strip('[]')]
+            base = a[1].rstrip('!').strip('[]')
+            addr = self.r[base]
             for k, dn in enumerate(dd):
                 if m == 'vld1.8':
                     self.d[dn] = int.from_bytes(self.mem[addr + 8 * k:addr + 8 * k + 8], 'little')
                 else:
                     self.mem[addr + 8 * k:addr + 8 * k + 8] = self.d[dn].to_bytes(8, 'little')
+            if a[1].endswith('!'):
+                self.r[base] = addr + 8 * len(dd)
             return
         if m in ('vldr', 'vstr'):
             mm = re.match(r'\[(\w+), #(\d+)\]', a[1])
@@ -76,14 +79,22 @@ class Machine:
             else:
                 self.mem[addr:addr + 8] = self.d[int(a[0][1:])].to_bytes(8, 'little')
             return
-        if m in ('veor', 'vand'):
+        if m in ('veor', 'vand', 'vorn'):
             x, w = self.rd(a[1])
             y, _ = self.rd(a[2])
-            self.wr(a[0], x ^ y if m == 'veor' else x & y)
+            self.wr(a[0], {'veor': x ^ y, 'vand': x & y, 'vorn': x | (~y & ((1 << w) - 1))}[m])
         elif m == 'vmov':
             self.wr(a[0], self.rd(a[1])[0])
-        elif m == 'vmov.i64':
+        elif m in ('vmov.i64', 'vmov.i8'):
+            assert a[1] == '#0'
             self.wr(a[0], 0)
+        elif m == 'vorr':
+            x, _ = self.rd(a[1])
+            y, _ = self.rd(a[2])
+            self.wr(a[0], x | y)
+        elif m == 'vrev32.8':
+            b = self.rd(a[1])[0].to_bytes(16, 'little')
+            self.wr(a[0], int.from_bytes(b''.join(b[i:i + 4][::-1] for i in range(0, 16, 4)), 'little'))
         elif m == 'vshr.u8':
             x, w = self.rd(a[1])
             s = int(a[2][1:])
@@ -303,6 +314,9 @@ def vconsts():
             c[V_SR + 4 * r + col] = 4 * r + (col + r) % 4
             c[V_OUT + r + 4 * col] = 4 * r + (col + r) % 4
     c[V_ONE:V_ONE + 16] = (1 << 96).to_bytes(16, 'little')
+    c[V_K48:V_K48 + 8] = ((1 << 48) - 1).to_bytes(8, 'little')
+    c[V_K32:V_K32 + 8] = ((1 << 32) - 1).to_bytes(8, 'little')
+    c[V_K16:V_K16 + 8] = ((1 << 16) - 1).to_bytes(8, 'little')
     return bytes(c)
 
 
@@ -334,6 +348,8 @@ def rev64(b):
 
 
 def check(lines, name, rng):
+    if name.startswith(('kernel_seal', 'kernel_open')):
+        return check_msg(lines, name, rng)
     if name.startswith('kernel_vperm'):
         return check_vperm(lines, name, rng)
     if name.startswith('kernel_ghash_short'):
@@ -420,4 +436,50 @@ def check_loop(lines, name, rng):
         cn = bytes(mem[A_S:A_S + 16])
         ok = ok and b''.join(cn[4 * i:4 * i + 4][::-1] for i in range(4))[12:] == \
             ((c + nb * iters) & 0xffffffff).to_bytes(4, 'big')
+    return ok
+
+
+def check_msg(lines, name, rng):
+    """A message kernel (gen_kernels.k_msg) on a random message of its block count, every
+    length of the last block: the tag, the output in dst and q1, nothing written past the
+    output, sp back where it was and the spill area below it wiped."""
+    mm = re.match(r'kernel_(seal|open)(\d)_aes(\d+)$', name)
+    dec, n, bits = mm.group(1) == 'open', int(mm.group(2)), int(mm.group(3))
+    key = bytes(rng.randrange(256) for _ in range(bits // 8))
+    _, hm, _ = key_material(key)
+    h = int.from_bytes(aes_ref(key, bytes(16)), 'big')
+    j0 = bytes(rng.randrange(256) for _ in range(12)) + bytes([0xff, 0xff, 0xff, rng.choice((0xfe, 0xfd, 7))])
+    A_J0, SP = 10240, 61440
+    ok = True
+    for left in (range(1, 17) if n else (16,)):
+        data = bytes(rng.randrange(256) for _ in range(16 * n))
+        data = data[:16 * n - 16 + left] + bytes(16 - left) if n else b''
+        xblk = bytes(rng.randrange(256) for _ in range(16))
+        lens = [rng.randrange(1 << 64) for _ in range(2)]
+        mem = bytearray(65536)
+        mem[A_KEY:A_KEY + 240] = vperm_keys(key)
+        mem[A_H:A_H + len(hm)] = hm
+        mem[A_C:A_C + VCONST_BYTES] = vconsts()
+        mem[A_J0:A_J0 + 16] = j0
+        mem[A_SRC:A_SRC + len(data)] = data
+        mem[SP - 1024:SP] = b'\x77' * 1024
+        m = Machine(mem, {R_KEY: A_KEY, R_H: A_H, R_CONST: A_C, 'r1': A_J0, R_SRC: A_SRC,
+                          R_DST: A_DST, 'sp': SP})
+        for q, v in enumerate((xblk, None, data[-16:] if n else bytes(16),
+                               b'\xff' * left + bytes(16 - left))):
+            m.setq(q, int.from_bytes(v, 'little') if v is not None else lens[0] | (lens[1] << 64))
+        m.run(lines)
+        c = int.from_bytes(j0[12:], 'big')
+        ks = b''.join(aes_ref(key, j0[:12] + ((c + i) & 0xffffffff).to_bytes(4, 'big'))
+                      for i in range(1, n + 1))
+        out = bytes(a ^ b for a, b in zip(data, ks))
+        ct = data if dec else out[:16 * n - 16 + left] + bytes(16 - left) if n else b''
+        lblk = b''.join(v.to_bytes(8, 'big') for v in lens)
+        y = ghash_ref(h, 0, xblk + ct + lblk)
+        tag = bytes(a ^ b for a, b in zip(y.to_bytes(16, 'big'), aes_ref(key, j0)))
+        ok = ok and m.q(0).to_bytes(16, 'little') == tag
+        if n:
+            ok = ok and m.q(1).to_bytes(16, 'little') == out[-16:][:left] + bytes(16 - left)
+            ok = ok and bytes(mem[A_DST:A_DST + 16 * n]) == out[:16 * n - 16] + bytes(16)
+        ok = ok and m.r['sp'] == SP and mem[SP - 1024:SP].strip(b'\x77') in (b'', bytes(len(mem[SP - 1024:SP].strip(b'\x77'))))
     return ok

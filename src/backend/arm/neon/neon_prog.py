@@ -2,7 +2,8 @@
 share with the Rust glue (run.rs: constant table and scratch block; key.rs: key layout),
 programs over virtual NEON values (`Prog`), and the register allocator that maps them onto
 q0-q15 (furthest-next-use eviction; values with a memory source are re-loaded instead of
-spilled, others spill to the scratch block).
+spilled, others spill to the scratch block, or below sp in the message kernels; values can
+arrive in given registers and be left in given registers at the end).
 """
 
 # General-purpose registers used by the kernels (Rust reserves r6, r7, r9, r11, sp, pc).
@@ -26,7 +27,10 @@ CONST_BYTES = 144
 # -> standard order) and (0, 0, 0, 1) as u32 lanes.
 V_LOW, V_INV, V_ZINV, V_MID, V_MID2, V_LAST, V_TIN = 0, 16, 32, 48, 80, 112, 144
 V_IN, V_SR, V_OUT, V_ONE = 176, 192, 208, 224
-VCONST_BYTES = 240
+# ... then the vmull.p8 fold masks of the GHASH (as C_K48..C_K16), for the single-pass
+# message kernels, which read this table only.
+V_K48, V_K32, V_K16 = 240, 248, 256
+VCONST_BYTES = 272
 
 # Scratch buffer layout (bytes), shared with run.rs: counter (native, rev32 form) at 0,
 # spill slots from 16.
@@ -40,10 +44,11 @@ HPOW_BYTES = 128
 
 
 class Val:
-    __slots__ = ('id', 'src', 'name')
+    __slots__ = ('id', 'src', 'name', 'd')
 
-    def __init__(self, vid, src=None, name=''):
-        self.id, self.src, self.name = vid, src, name
+    def __init__(self, vid, src=None, name='', d=False):
+        # d: a memory value of 8 bytes (one vldr into the low half when loaded)
+        self.id, self.src, self.name, self.d = vid, src, name, d
 
 
 class Op:
@@ -62,9 +67,15 @@ class Op:
 
 
 class Prog:
-    def __init__(self):
+    """A program over virtual values. `scr` is the base register of the spill slots, from
+    byte `spill_base` on; `args` are values in given q registers at entry, `results`
+    values that must be in given q registers at exit."""
+
+    def __init__(self, scr=R_SCR, spill_base=S_SPILL):
         self.ops = []
         self.n = 0
+        self.scr, self.spill_base = scr, spill_base
+        self.args, self.results = [], []
 
     def val(self, src=None, name=''):
         self.n += 1
@@ -112,6 +123,32 @@ class Prog:
         """A 16-byte value at [base + off]; re-loadable, so never spilled."""
         return self.val(src=(base, off), name=name)
 
+    def load_d(self, base, off):
+        """An 8-byte value at [base + off] (the low half; the high half is undefined)."""
+        v = self.val(src=(base, off))
+        v.d = True
+        return v
+
+    def arg(self, q):
+        """A value that is in register q at entry."""
+        v = self.val()
+        self.args.append((v, q))
+        return v
+
+    def result(self, v, q):
+        """`v` is to be in register q at exit (the moves are made after the last op)."""
+        self.results.append((v, q))
+
+    def ld_post(self, base):
+        """Load of 16 bytes of caller memory at `base`, which advances by 16."""
+        r = self.val()
+        self.emit('vld1.8 {{{0}, {1}}}, [' + base + ']!', [(r, 'lo'), (r, 'hi')], defs=[r], kind='ld')
+        return r
+
+    def st_post(self, v, base):
+        """Store of 16 bytes to caller memory at `base`, which advances by 16."""
+        self.emit('vst1.8 {{{0}, {1}}}, [' + base + ']!', [(v, 'lo'), (v, 'hi')], kind='st')
+
     def ldq(self, base, off):
         """Explicit load (for memory that may be overwritten later: data)."""
         r = self.val()
@@ -147,7 +184,10 @@ class Prog:
 def allocate(prog, nregs=16):
     """Returns the instruction text. Values are allocated to q registers; a value with a
     memory source is (re)loaded on demand and never stored; others spill to scratch."""
-    ops = prog.ops
+    ops = list(prog.ops)
+    if prog.results:
+        ops.append(Op('', [(v, 'q') for v, _ in prog.results], kind='results'))
+    scr = prog.scr
     uses_at = {}
     for i, op in enumerate(ops):
         for v in op.uses():
@@ -158,7 +198,7 @@ def allocate(prog, nregs=16):
 
     def next_use(v, i):
         lst = uses_at.get(v.id, [])
-        p = ptr[v.id]
+        p = ptr.get(v.id, 0)
         while p < len(lst) and lst[p] < i:
             p += 1
         ptr[v.id] = p
@@ -167,7 +207,7 @@ def allocate(prog, nregs=16):
     reg = [None] * nregs      # q index -> Val
     where = {}                # val id -> q index
     spilled = {}              # val id -> slot offset (clean copy in memory)
-    free_slots = list(range(S_SPILL, SCRATCH_BYTES, 16))
+    free_slots = list(range(prog.spill_base, prog.spill_base + SCRATCH_BYTES - S_SPILL, 16))
     out = []
     stats = {'spill': 0, 'reload': 0, 'remat': 0, 'spill_bytes': 0}
 
@@ -175,12 +215,13 @@ def allocate(prog, nregs=16):
         if v.src is not None:
             base, off = v.src
             out.append(f'vldr d{2 * q}, [{base}, #{off}]')
-            out.append(f'vldr d{2 * q + 1}, [{base}, #{off + 8}]')
+            if not v.d:
+                out.append(f'vldr d{2 * q + 1}, [{base}, #{off + 8}]')
             stats['remat'] += 1
         else:
             off = spilled[v.id]
-            out.append(f'vldr d{2 * q}, [{R_SCR}, #{off}]')
-            out.append(f'vldr d{2 * q + 1}, [{R_SCR}, #{off + 8}]')
+            out.append(f'vldr d{2 * q}, [{scr}, #{off}]')
+            out.append(f'vldr d{2 * q + 1}, [{scr}, #{off + 8}]')
             stats['reload'] += 1
 
     def evict(i, pinned):
@@ -200,9 +241,9 @@ def allocate(prog, nregs=16):
         if next_use(v, i) is not None and v.src is None and v.id not in spilled:
             off = free_slots.pop(0)
             spilled[v.id] = off
-            stats['spill_bytes'] = max(stats['spill_bytes'], off + 16 - S_SPILL)
-            out.append(f'vstr d{2 * bq}, [{R_SCR}, #{off}]')
-            out.append(f'vstr d{2 * bq + 1}, [{R_SCR}, #{off + 8}]')
+            stats['spill_bytes'] = max(stats['spill_bytes'], off + 16 - prog.spill_base)
+            out.append(f'vstr d{2 * bq}, [{scr}, #{off}]')
+            out.append(f'vstr d{2 * bq + 1}, [{scr}, #{off + 8}]')
             stats['spill'] += 1
         del where[v.id]
         reg[bq] = None
@@ -215,9 +256,49 @@ def allocate(prog, nregs=16):
             free_slots.append(spilled.pop(v.id))
             free_slots.sort()
 
+    for v, q in prog.args:
+        reg[q], where[v.id] = v, q
+        if next_use(v, 0) is None:
+            release(v)
+
+    want = {v.id: q for v, q in prog.results}
+
+    def place_results():
+        """Moves (or reloads) each result into its register; every other value is dead."""
+        todo = list(prog.results)
+        while todo:
+            for k, (v, q) in enumerate(todo):
+                if where.get(v.id) == q:
+                    del todo[k]
+                    break
+                occ = reg[q]
+                if occ is not None and occ.id in want:
+                    continue
+                if occ is not None:
+                    del where[occ.id]
+                if v.id in where:
+                    s = where.pop(v.id)
+                    reg[s] = None
+                    out.append(f'vorr q{q}, q{s}, q{s}')
+                else:
+                    emit_load(v, q)
+                reg[q], where[v.id] = v, q
+                del todo[k]
+                break
+            else:  # a cycle: move one result aside to a register no result wants
+                v, q = todo[0]
+                f = next(r for r in range(nregs) if reg[r] is None and r not in want.values())
+                s = where.pop(v.id)
+                reg[s] = None
+                out.append(f'vorr q{f}, q{s}, q{s}')
+                reg[f], where[v.id] = v, f
+
     for i, op in enumerate(ops):
         if op.kind == 'raw':
             out.append(op.fmt)
+            continue
+        if op.kind == 'results':
+            place_results()
             continue
         uses = op.uses()
         pinned = set(v.id for v in uses) | set(v.id for v in op.defs)
@@ -235,7 +316,9 @@ def allocate(prog, nregs=16):
             for v in dying:
                 release(v)
         for v in op.defs:
-            q = evict(i, pinned)
+            q = want.get(v.id)
+            if q is None or reg[q] is not None:  # a result goes where it is wanted if free
+                q = evict(i, pinned)
             reg[q], where[v.id] = v, q
             loc[v.id] = q
         names = []

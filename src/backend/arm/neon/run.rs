@@ -1,8 +1,9 @@
 //! How the generated kernels (`kernels.rs`) are called: the constant tables they read,
 //! the scratch block that carries the counter and their spills, the GHASH state in
 //! their byte order, and the one call per run of whole groups — or, for the single-pass
-//! kernels of short messages, per call (vector-permute AES of 1..=6 lanes, GHASH of
-//! 1..=8 blocks), with a scratch block only as large as their spills.
+//! kernels (vector-permute AES of one or two lanes, GHASH of 1..=8 blocks), per call,
+//! with a scratch block only as large as their spills. The message kernels take their
+//! blocks in registers and keep their spills below the stack pointer (`short.rs`).
 //!
 //! Layouts here are shared with the generator (`C_*`, `V_*`, `S_*` in `neon_prog.py`).
 
@@ -54,14 +55,15 @@ const fn consts() -> [u8; 144] {
 }
 
 /// Constant table of the vector-permute kernels (layout: `V_*` in `neon_prog.py`): the
-/// tables of `backend/vperm.rs`, its input permutation read from the native counter.
+/// tables of `backend/vperm.rs`, its input permutation read from the native counter, and
+/// the GHASH fold masks of `CONSTS` for the message kernels.
 #[repr(C, align(16))]
-struct VConsts([u8; 240]);
+pub(super) struct VConsts(pub(super) [u8; 272]);
 
-static VCONSTS: VConsts = VConsts(vconsts());
+pub(super) static VCONSTS: VConsts = VConsts(vconsts());
 
-const fn vconsts() -> [u8; 240] {
-    let mut c = [0u8; 240];
+const fn vconsts() -> [u8; 272] {
+    let mut c = [0u8; 272];
     let tables = [
         [0x0f; 16],
         vp::INV,
@@ -96,35 +98,119 @@ const fn vconsts() -> [u8; 240] {
         i += 1;
     }
     c[224 + 12] = 1; // V_ONE: (0, 0, 0, 1) as u32 lanes
+    let mut i = 0;
+    while i < 24 {
+        c[240 + i] = CONSTS.0[i]; // V_K48, V_K32, V_K16
+        i += 1;
+    }
     c
 }
 
+/// A block as the message kernels take and return it: two doubles, so that `extern "C"`
+/// (AAPCS-VFP) passes it in a q register (a homogeneous aggregate); the bits are never
+/// used as numbers.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(super) struct Q(pub(super) f64, pub(super) f64);
+
+impl Q {
+    /// The block with little-endian halves `w`.
+    #[inline(always)]
+    pub(super) fn new(w: [u64; 2]) -> Q {
+        Q(f64::from_bits(w[0]), f64::from_bits(w[1]))
+    }
+
+    #[inline(always)]
+    pub(super) fn words(self) -> [u64; 2] {
+        [self.0.to_bits(), self.1.to_bits()]
+    }
+}
+
+/// What a message kernel returns (in q0 and q1): the tag, then the last output block.
+#[repr(C)]
+pub(super) struct Out(pub(super) Q, pub(super) Q);
+
+/// The message kernels' common signature (see `kernels.rs`).
+type MsgKernel =
+    unsafe extern "C" fn(*const NeonKey, *const u8, *const u8, *mut u8, Q, Q, Q, Q) -> Out;
+
+/// The message kernels by direction (seal, open), key size and data blocks (an empty
+/// message is sealed either way), picked by index like `VPERM_KERNELS`.
+pub(super) static MSG_KERNELS: [[[MsgKernel; kernels::MSG_BLOCKS + 1]; 3]; 2] = {
+    use kernels::*;
+    [
+        [
+            [
+                kernel_seal0_aes128,
+                kernel_seal1_aes128,
+                kernel_seal2_aes128,
+                kernel_seal3_aes128,
+                kernel_seal4_aes128,
+                kernel_seal5_aes128,
+            ],
+            [
+                kernel_seal0_aes192,
+                kernel_seal1_aes192,
+                kernel_seal2_aes192,
+                kernel_seal3_aes192,
+                kernel_seal4_aes192,
+                kernel_seal5_aes192,
+            ],
+            [
+                kernel_seal0_aes256,
+                kernel_seal1_aes256,
+                kernel_seal2_aes256,
+                kernel_seal3_aes256,
+                kernel_seal4_aes256,
+                kernel_seal5_aes256,
+            ],
+        ],
+        [
+            [
+                kernel_seal0_aes128,
+                kernel_open1_aes128,
+                kernel_open2_aes128,
+                kernel_open3_aes128,
+                kernel_open4_aes128,
+                kernel_open5_aes128,
+            ],
+            [
+                kernel_seal0_aes192,
+                kernel_open1_aes192,
+                kernel_open2_aes192,
+                kernel_open3_aes192,
+                kernel_open4_aes192,
+                kernel_open5_aes192,
+            ],
+            [
+                kernel_seal0_aes256,
+                kernel_open1_aes256,
+                kernel_open2_aes256,
+                kernel_open3_aes256,
+                kernel_open4_aes256,
+                kernel_open5_aes256,
+            ],
+        ],
+    ]
+};
+
 /// The scratch block of a single-pass kernel: the counter and room for `W` spilled
 /// words (at least the `*_SPILL_BYTES` the generator reported), wiped after the call.
-/// Nothing else is read. Two sizes, so that the common kernels (which spill little or
-/// nothing) do not pay for zeroing the room of the widest ones.
+/// Nothing else is read.
 #[repr(C, align(16))]
 struct SmallScratch<const W: usize>([u64; W]);
 
 /// Lanes of the largest vector-permute kernel.
 pub(super) const VPERM_LANES: usize = kernels::VPERM_SPILL_BYTES[0].len();
 
-/// Lanes up to which the vector-permute kernels fit the small scratch block.
-const SMALL_VPERM_LANES: usize = 4;
-/// Spill words of the small scratch block (up to four lanes, GHASH) and of the large one.
+/// Spill words of the scratch block.
 const SMALL_SPILL_WORDS: usize = 4;
-const LARGE_SPILL_WORDS: usize = 28;
 const _: () = {
     let mut i = 0;
     while i < 3 {
         let mut l = 0;
         while l < VPERM_LANES {
-            let room = if l < SMALL_VPERM_LANES {
-                SMALL_SPILL_WORDS
-            } else {
-                LARGE_SPILL_WORDS
-            };
-            assert!(kernels::VPERM_SPILL_BYTES[i][l] <= 8 * room);
+            assert!(kernels::VPERM_SPILL_BYTES[i][l] <= 8 * SMALL_SPILL_WORDS);
             l += 1;
         }
         i += 1;
@@ -209,30 +295,9 @@ type Kernel =
 static VPERM_KERNELS: [[Kernel; VPERM_LANES]; 3] = {
     use kernels::*;
     [
-        [
-            kernel_vperm1_aes128,
-            kernel_vperm2_aes128,
-            kernel_vperm3_aes128,
-            kernel_vperm4_aes128,
-            kernel_vperm5_aes128,
-            kernel_vperm6_aes128,
-        ],
-        [
-            kernel_vperm1_aes192,
-            kernel_vperm2_aes192,
-            kernel_vperm3_aes192,
-            kernel_vperm4_aes192,
-            kernel_vperm5_aes192,
-            kernel_vperm6_aes192,
-        ],
-        [
-            kernel_vperm1_aes256,
-            kernel_vperm2_aes256,
-            kernel_vperm3_aes256,
-            kernel_vperm4_aes256,
-            kernel_vperm5_aes256,
-            kernel_vperm6_aes256,
-        ],
+        [kernel_vperm1_aes128, kernel_vperm2_aes128],
+        [kernel_vperm1_aes192, kernel_vperm2_aes192],
+        [kernel_vperm1_aes256, kernel_vperm2_aes256],
     ]
 };
 
@@ -300,32 +365,7 @@ impl NeonKey {
         assert!((1..=VPERM_LANES).contains(&lanes));
         let f = VPERM_KERNELS[size.min(2)][lanes - 1];
         let spill = kernels::VPERM_SPILL_BYTES[size.min(2)][lanes - 1];
-        if lanes <= SMALL_VPERM_LANES {
-            self.vperm_with(
-                SmallScratch::<{ 2 + SMALL_SPILL_WORDS }>::new(ctr),
-                f,
-                out,
-                spill,
-            );
-        } else {
-            self.vperm_with(
-                SmallScratch::<{ 2 + LARGE_SPILL_WORDS }>::new(ctr),
-                f,
-                out,
-                spill,
-            );
-        }
-    }
-
-    /// Runs the vector-permute kernel `f` with the scratch block `s`, then wipes its
-    /// `spill` bytes.
-    fn vperm_with<const W: usize>(
-        &self,
-        mut s: SmallScratch<W>,
-        f: Kernel,
-        out: &mut [[u8; 16]],
-        spill: usize,
-    ) {
+        let mut s = SmallScratch::<{ 2 + SMALL_SPILL_WORDS }>::new(ctr);
         // SAFETY: the kernel reads the round keys (240 bytes), VCONSTS and the counter,
         // writes `out.len()` blocks to `out` and at most its `spill` bytes to `s`, which
         // has room for them (the assertions above).
