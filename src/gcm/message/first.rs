@@ -33,19 +33,19 @@ impl Message {
         // SAFETY: the caller's contract (room in `held` for the padded AAD, the data and
         // the lengths block) bounds `aad`; said here so that padding needs no index checks.
         unsafe { core::hint::assert_unchecked(aad + BLOCK <= self.held.len()) };
-        // The padded ciphertext goes after the padded AAD; the padding is written after
-        // the call (which reads only the AAD's own bytes), off the way to the kernel.
+        // The padded ciphertext goes after the padded AAD, whose zeros are in place
+        // already (`held.rs`).
         let at = aad.next_multiple_of(BLOCK);
+        debug_assert!(self.held[aad..at].iter().all(|&b| b == 0));
         let ct = self.held[at..].as_mut_ptr();
         // SAFETY: `len` bytes of both buffers (caller's contract), room in `held` for the
         // padded ciphertext after the padded AAD.
         self.tag = unsafe {
             key.crypt_short_hold(dir, &self.core.j0, &self.held[..aad], src, dst, len, ct)
         };
-        self.pad_held();
         self.counter_past(len.div_ceil(BLOCK));
         self.core.data_len = len as u64;
-        self.held_len += len as u8;
+        self.held_len = (at + len) as u8;
         self.open_len = (len % BLOCK) as u8;
         self.provisional = true;
         self.phase = Phase::Data;

@@ -1,6 +1,8 @@
 //! The GHASH input a [`Message`] holds back (`held`): AAD gathered into blocks, and after
 //! a one-pass data call the ciphertext the streaming API may still need; filled, hashed
-//! when full, and zero-padded to a block boundary.
+//! when full, and zero-padded to a block boundary. Held AAD is always followed by zeros up
+//! to its block boundary (each way of adding it writes them), so the one-pass path need
+//! not pad it.
 
 use super::{Message, BLOCK, HOLD};
 use crate::backend::partial::{load_partial, store_block, PARTIAL_MASK};
@@ -22,7 +24,8 @@ impl Message {
                 continue;
             }
             let n = bytes.len().min(HOLD - used);
-            if n < BLOCK && used + BLOCK <= HOLD {
+            let short = n < BLOCK && used + BLOCK <= HOLD;
+            if short {
                 // A short piece (a TLS header) as one 16-byte store, not a memcpy call;
                 // the bytes after it in `held` are not in use.
                 // SAFETY: `bytes` holds `n` readable bytes; `held` 16 writable at `used`.
@@ -34,6 +37,14 @@ impl Message {
                 };
             } else {
                 self.held[used..used + n].copy_from_slice(&bytes[..n]);
+            }
+            // Zeros from the end up to the block boundary (the short store wrote those in
+            // its 16 bytes): what is held is always padded in place.
+            let end = used + n;
+            let written = if short { used + BLOCK } else { end };
+            let pad = end.next_multiple_of(BLOCK).min(HOLD);
+            if pad > written {
+                self.held[written..pad].fill(0);
             }
             self.held_len += n as u8;
             bytes = &bytes[n..];
