@@ -102,3 +102,72 @@ macro_rules! by_blocks {
 }
 
 pub(super) use by_blocks;
+
+/// `short` and `open`, the entries of a backend's one-pass path for the key type given: the
+/// kernel for the message's data-block count and direction (`kernel::<N, ENC>` and
+/// `open_kernel::<N>`, defined where this is used) picked by one table lookup, and called.
+macro_rules! entries {
+    ($key:ty) => {
+        type Seal =
+            unsafe fn(&$key, &[u8; 16], &[u8], *const u8, *mut u8, usize, *mut u8) -> [u8; 16];
+        type Open = unsafe fn(
+            &$key,
+            &[u8; 16],
+            &[u8],
+            *const u8,
+            *mut u8,
+            usize,
+            &[u8],
+        ) -> ([u8; 16], bool);
+
+        /// A message within the limits in the kernel for its block count and direction:
+        /// the output, the full tag, and the zero-padded ciphertext at `hold` unless it
+        /// is NULL.
+        ///
+        /// # Safety
+        /// `src` readable and `dst` writable for `len` bytes, equal or disjoint; the
+        /// message is within the backend's one-pass limits; `hold` NULL or writable for
+        /// `len` rounded up to a block; the CPU has what the backend needs.
+        #[inline(always)]
+        #[allow(clippy::too_many_arguments)]
+        pub(super) unsafe fn short(
+            k: &$key,
+            enc: bool,
+            j0: &[u8; 16],
+            aad: &[u8],
+            src: *const u8,
+            dst: *mut u8,
+            len: usize,
+            hold: *mut u8,
+        ) -> [u8; 16] {
+            let f = if enc {
+                by_blocks!(len, kernel as Seal, true)
+            } else {
+                by_blocks!(len, kernel as Seal, false)
+            };
+            // SAFETY: forwarded contract.
+            unsafe { f(k, j0, aad, src, dst, len, hold) }
+        }
+
+        /// [`short`] opening: the full tag, and whether it starts with `expected` (the
+        /// output is written only then).
+        ///
+        /// # Safety
+        /// As for [`short`]; `expected` is 4 to 16 bytes.
+        #[inline(always)]
+        pub(super) unsafe fn open(
+            k: &$key,
+            j0: &[u8; 16],
+            aad: &[u8],
+            src: *const u8,
+            dst: *mut u8,
+            len: usize,
+            expected: &[u8],
+        ) -> ([u8; 16], bool) {
+            let f = by_blocks!(len, open_kernel as Open);
+            // SAFETY: forwarded contract.
+            unsafe { f(k, j0, aad, src, dst, len, expected) }
+        }
+    };
+}
+pub(super) use entries;

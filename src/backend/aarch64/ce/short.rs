@@ -21,7 +21,7 @@ use super::ghash::{pmull_hi, pmull_lo};
 use super::CeKey;
 use crate::backend::aarch64::common::{ctr_add, ctr_block, ctr_to_native, from_halves, to_halves};
 use crate::backend::aarch64::one_pass::{
-    bits, block_at, by_blocks, mask_halves, tag_matches, unrolled,
+    bits, block_at, by_blocks, entries, mask_halves, tag_matches, unrolled,
 };
 use crate::backend::partial::{load_partial, store_partial};
 use core::arch::aarch64::*;
@@ -329,57 +329,7 @@ unsafe fn open_kernel<const N: usize>(
     }
 }
 
-type Seal = unsafe fn(&CeKey, &[u8; 16], &[u8], *const u8, *mut u8, usize, *mut u8) -> [u8; 16];
-type Open =
-    unsafe fn(&CeKey, &[u8; 16], &[u8], *const u8, *mut u8, usize, &[u8]) -> ([u8; 16], bool);
-
-/// A message within the limits in the kernel for its block count and direction: the
-/// output, the full tag, and the zero-padded ciphertext at `hold` unless it is NULL.
-///
-/// # Safety
-/// `src` readable and `dst` writable for `len` bytes, equal or disjoint; the message is
-/// within [`DATA_BLOCKS`] and [`HASH_BLOCKS`]; `hold` NULL or writable for `len` rounded
-/// up to a block; the CPU has AES and PMULL.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn short(
-    k: &CeKey,
-    enc: bool,
-    j0: &[u8; 16],
-    aad: &[u8],
-    src: *const u8,
-    dst: *mut u8,
-    len: usize,
-    hold: *mut u8,
-) -> [u8; 16] {
-    let f = if enc {
-        by_blocks!(len, kernel as Seal, true)
-    } else {
-        by_blocks!(len, kernel as Seal, false)
-    };
-    // SAFETY: forwarded contract.
-    unsafe { f(k, j0, aad, src, dst, len, hold) }
-}
-
-/// [`short`] opening: the full tag, and whether it starts with `expected` (the output is
-/// written only then).
-///
-/// # Safety
-/// As for [`short`]; `expected` is at most 16 bytes.
-#[inline(always)]
-pub(super) unsafe fn open(
-    k: &CeKey,
-    j0: &[u8; 16],
-    aad: &[u8],
-    src: *const u8,
-    dst: *mut u8,
-    len: usize,
-    expected: &[u8],
-) -> ([u8; 16], bool) {
-    let f = by_blocks!(len, open_kernel as Open);
-    // SAFETY: forwarded contract.
-    unsafe { f(k, j0, aad, src, dst, len, expected) }
-}
+entries!(CeKey);
 
 /// The end of a longer message, after its whole blocks: the last `len` < 16 bytes (if
 /// any) with the counter block `ctr`, E(K, J0) beside it, and GHASH from `y` (the state

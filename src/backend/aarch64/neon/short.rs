@@ -20,7 +20,7 @@ use super::ghash::{ghash_first, ghash_n_onto};
 use super::{aes, vperm, NeonKey, GROUP};
 use crate::backend::aarch64::common::{ctr_block, from_halves, to_halves};
 use crate::backend::aarch64::one_pass::{
-    bits, block_at, by_blocks, mask_halves, tag_matches, unrolled,
+    bits, block_at, by_blocks, entries, mask_halves, tag_matches, unrolled,
 };
 use crate::backend::partial::{load_partial, store_partial};
 use core::arch::aarch64::*;
@@ -204,57 +204,7 @@ unsafe fn open_kernel<const N: usize>(
     unsafe { one_pass::<N, false>(k, j0, aad, src, dst, len, Some(expected), null_mut()) }
 }
 
-type Seal = unsafe fn(&NeonKey, &[u8; 16], &[u8], *const u8, *mut u8, usize, *mut u8) -> [u8; 16];
-type Open =
-    unsafe fn(&NeonKey, &[u8; 16], &[u8], *const u8, *mut u8, usize, &[u8]) -> ([u8; 16], bool);
-
-/// A message within the limits in the kernel for its block count and direction: the
-/// output, the full tag, and the zero-padded ciphertext at `hold` unless it is NULL.
-///
-/// # Safety
-/// `src` readable and `dst` writable for `len` bytes, equal or disjoint; the message is
-/// within [`DATA_BLOCKS`] and [`HASH_BLOCKS`]; `hold` NULL or writable for `len` rounded
-/// up to a block.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn short(
-    k: &NeonKey,
-    enc: bool,
-    j0: &[u8; 16],
-    aad: &[u8],
-    src: *const u8,
-    dst: *mut u8,
-    len: usize,
-    hold: *mut u8,
-) -> [u8; 16] {
-    let f = if enc {
-        by_blocks!(len, kernel as Seal, true)
-    } else {
-        by_blocks!(len, kernel as Seal, false)
-    };
-    // SAFETY: forwarded contract.
-    unsafe { f(k, j0, aad, src, dst, len, hold) }
-}
-
-/// [`short`] opening: the full tag, and whether it starts with `expected` (the output is
-/// written only then).
-///
-/// # Safety
-/// As for [`short`]; `expected` is 4 to 16 bytes.
-#[inline(always)]
-pub(super) unsafe fn open(
-    k: &NeonKey,
-    j0: &[u8; 16],
-    aad: &[u8],
-    src: *const u8,
-    dst: *mut u8,
-    len: usize,
-    expected: &[u8],
-) -> ([u8; 16], bool) {
-    let f = by_blocks!(len, open_kernel as Open);
-    // SAFETY: forwarded contract.
-    unsafe { f(k, j0, aad, src, dst, len, expected) }
-}
+entries!(NeonKey);
 
 #[cfg(test)]
 mod tests {
