@@ -245,6 +245,20 @@ void stitchgcm_leaky_lane(const uint8_t *key) {
 """
 
 
+def selftest_compilers():
+    """On x86_64 every architecture, through the cross compilers; on an ARM host (Debian's
+    architecture, not uname: an armhf userland may run on an arm64 kernel) its own, with gcc."""
+    try:
+        host = subprocess.run(["dpkg", "--print-architecture"], capture_output=True,
+                              text=True).stdout.strip()
+    except OSError:
+        host = ""
+    own = {"arm64": "aarch64", "armhf": "armv7"}.get(host)
+    if own is None:
+        return SELFTEST
+    return {own: ("gcc", SELFTEST[own][1])}
+
+
 def selftest():
     """Each leaky function must be flagged (named in a finding), for each architecture."""
     spec = {
@@ -253,7 +267,7 @@ def selftest():
                   "exclude": [], "allow": {}, "loads": []},
     }
     ok = bad = 0
-    for arch_name, (cc, opt) in SELFTEST.items():
+    for arch_name, (cc, opt) in selftest_compilers().items():
         with tempfile.TemporaryDirectory() as d:
             src, lib = os.path.join(d, "leaky.c"), os.path.join(d, "leaky.so")
             open(src, "w").write(LEAKY_C if arch_name == "x86_64" else LEAKY_A64)
