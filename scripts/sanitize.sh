@@ -43,11 +43,19 @@ if [ "$(awk '/^TracerPid:/ {print $2}' /proc/self/status 2>/dev/null)" != 0 ]; t
 fi
 export ASAN_OPTIONS=detect_leaks=$leaks:abort_on_error=0:exitcode=99
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# The same options compiled in (c-tests/asan_options.c says why); the libgcrypt interposer's
+# runs add verify_asan_link_order=0:handle_segv=0 (see below).
+defaults() { # OBJECT OPTIONS
+  gcc -std=gnu11 "${asan[@]}" -DSGCM_ASAN_OPTIONS="\"$2\"" -c -o "$1" c-tests/asan_options.c
+}
+defaults "$work/asan_options.o" "$ASAN_OPTIONS" || { bad "build c-tests/asan_options.c"; exit 1; }
+defaults "$work/asan_options_preload.o" "$ASAN_OPTIONS:verify_asan_link_order=0:handle_segv=0" ||
+  { bad "build c-tests/asan_options.c"; exit 1; }
 for t in "${tests[@]}"; do
   IFS='|' read -r name src extra args <<<"$t"
   exe=$work/$(basename "$src" .c)-asan log=$work/$(basename "$src" .c)-asan.log
   # shellcheck disable=SC2086
-  if ! gcc -std=gnu11 "${asan[@]}" -Iinclude -Ic-tests -o "$exe" "$src" -L"$lib" -lstitchgcm \
+  if ! gcc -std=gnu11 "${asan[@]}" -Iinclude -Ic-tests -o "$exe" "$src" "$work/asan_options.o" -L"$lib" -lstitchgcm \
        -Wl,-rpath,"$lib" $extra >"$log" 2>&1; then
     bad "$name: build with ASan+UBSan"; tail -5 "$log"; continue
   fi
@@ -72,7 +80,7 @@ if scripts/build-gcrypt-preload.sh "$top/target" "$so" >"$work/gcrypt-build.log"
            "interposer only|c-tests/test_gcrypt_preload.c"; do
     name=${t%%|*} srcs=${t#*|} exe=$work/gcrypt-${name// /-} log=$work/gcrypt-${name// /-}.log
     # shellcheck disable=SC2086
-    if gcc -std=gnu11 "${asan[@]}" -Ic-tests $ginc -o "$exe" $srcs $glibs -ldl >"$log" 2>&1 &&
+    if gcc -std=gnu11 "${asan[@]}" -Ic-tests $ginc -o "$exe" $srcs "$work/asan_options_preload.o" $glibs -ldl >"$log" 2>&1 &&
        ASAN_OPTIONS=$ASAN_OPTIONS:verify_asan_link_order=0:handle_segv=0 LD_PRELOAD=$so "$exe" >>"$log" 2>&1 &&
        grep -qE '^[0-9]+ passed, 0 failed' "$log" &&
        ! grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$log"; then
@@ -84,7 +92,7 @@ else bad "libgcrypt interposer: build, see $work/gcrypt-build.log"; fi
 # The pkg-config consumer, shared and static, from an install of the meson build.
 if [ -d build/meson-private ]; then
   log=$work/pkgconfig-asan.log
-  if CC="cc ${asan[*]}" bash c-tests/test_pkgconfig.sh build c-tests/pkgconfig_consumer.c >"$log" 2>&1 &&
+  if CC="cc ${asan[*]} $work/asan_options.o" bash c-tests/test_pkgconfig.sh build c-tests/pkgconfig_consumer.c >"$log" 2>&1 &&
      ! grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$log"; then
     ok "pkg-config consumer: ASan+UBSan ($(tail -n1 "$log"))"
   else bad "pkg-config consumer: ASan+UBSan, see $log"; tail -10 "$log"; fi

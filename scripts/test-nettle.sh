@@ -109,17 +109,27 @@ gnutls)
     local port=$((20000 + RANDOM % 30000))
     env "$@" "${launch[@]}" gnutls-serv -q --http --httpdata=data.bin --x509keyfile key.pem \
       --x509certfile cert.pem -p $port --priority "$prio" >serv-$label.log 2>&1 &
-    local sp=$!
-    sleep 0.5
-    (printf 'GET / HTTP/1.0\r\n\r\n'; sleep 60) |
+    local sp=$! w=0
+    # Until the server listens (state 0A in /proc/net/tcp*): emulated, start-up takes seconds.
+    while [ $w -lt 300 ] && kill -0 $sp 2>/dev/null &&
+          ! grep -qiE "^ *[0-9]+: [0-9a-f]+:$(printf '%04X' $port) [0-9a-f]+:[0-9a-f]+ 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null
+    do sleep 0.1; w=$((w + 1)); done
+    # The request, then stdin held open (gnutls-cli stops at its end) until the wait is over.
+    rm -f "done-$label"
+    (printf 'GET / HTTP/1.0\r\n\r\n'; while [ ! -e "done-$label" ]; do sleep 0.2; done) |
       env "$@" "${launch[@]}" gnutls-cli --logfile=cli-$label.log --insecure -p $port --priority "$prio" 127.0.0.1 \
       >got-$label.bin 2>cli-$label.err &
     local cp=$!
-    local t=0
-    while [ $t -lt 300 ] && kill -0 $sp 2>/dev/null &&
-          [ "$(stat -c %s got-$label.bin 2>/dev/null || echo 0)" -lt "$size" ]; do sleep 0.1; t=$((t + 1)); done
+    # Waits while the body keeps arriving: 60 s without progress ends it (natively the
+    # whole transfer takes a second; emulated, with LD_DEBUG, minutes), 15 min in all.
+    local t=0 idle=0 got=0 last=0
+    while [ $t -lt 9000 ] && [ $idle -lt 600 ] && kill -0 $sp 2>/dev/null && [ "$got" -lt "$size" ]; do
+      sleep 0.1; t=$((t + 1))
+      got=$(stat -c %s got-$label.bin 2>/dev/null || echo 0)
+      if [ "$got" = "$last" ]; then idle=$((idle + 1)); else idle=0 last=$got; fi
+    done
     sleep 0.2
-    kill $cp $sp 2>/dev/null; pkill -P $$ sleep 2>/dev/null; wait $cp $sp 2>/dev/null
+    touch "done-$label"; kill $cp $sp 2>/dev/null; wait $cp $sp 2>/dev/null
     grep -o 'Description: .*' cli-$label.log | head -1
     [ "$(tail -c "$size" got-$label.bin | cmp - data.bin >/dev/null 2>&1 && echo y)" = y ]
   }
