@@ -13,6 +13,7 @@
 #   root_trust DIR ARCH    the host's local CA certificates (/usr/local/share/ca-certificates:
 #                          e.g. a TLS-inspecting proxy's) into the root, so that pip and
 #                          cargo there reach their registries as the host does
+#   root_dpkg_resume DIR ARCH  completes a dpkg run a stopped machine cut off
 #   root_copy SRC DST      DST := a fresh copy of the root SRC
 #   root_run DIR ARCH CMD  runs CMD (a shell string) in the root as (fake) root, with
 #                          /dev, /proc, /sys and $ROOT_BINDS ("host:guest ...") bound
@@ -86,6 +87,14 @@ root_trust() { # DIR ARCH
   if [ $changed = 1 ] && [ -x "$dir/usr/sbin/update-ca-certificates" ]; then
     root_run "$dir" "$arch" 'update-ca-certificates >/dev/null'
   fi
+}
+
+root_dpkg_resume() { # DIR ARCH: finish a dpkg run that was cut off (a stopped machine)
+  # dpkg journals unfinished work in updates/; while anything is there apt refuses to run.
+  local dir=$1 arch=$2
+  [ -n "$(ls -A "$dir/var/lib/dpkg/updates" 2>/dev/null)" ] || return 0
+  echo "[$arch] dpkg was interrupted in $dir: dpkg --configure -a"
+  root_run "$dir" "$arch" 'dpkg --configure -a'
 }
 
 root_copy() { # SRC DST

@@ -52,6 +52,7 @@ for arch in "${arches[@]}"; do
   root_base "$arch" "$base" || { row "$arch" base FAILED "debootstrap (see $base.debootstrap.log)"; failed=1; continue; }
   [ -e "$work/.base-ok" ] || { echo "[$arch] work root from the base"; root_copy "$base" "$work"; }
   root_trust "$base" "$arch" && root_trust "$work" "$arch" || { row "$arch" base FAILED "CA certificates"; failed=1; continue; }
+  root_dpkg_resume "$work" "$arch" || { row "$arch" base FAILED "dpkg --configure -a"; failed=1; continue; }
   if [ $update = 1 ] && [ -d "$clone/.git" ]; then
     git -C "$clone" fetch -q "$top" "$commit" && git -C "$clone" checkout -q --detach "$commit"
   elif [ "$(git -C "$clone" rev-parse HEAD 2>/dev/null)" != "$commit" ] || [ $force = 1 ]; then
