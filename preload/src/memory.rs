@@ -11,6 +11,14 @@ use core::ptr;
 use std::alloc::{alloc, dealloc, Layout};
 use std::sync::Mutex;
 
+// glibc's large-file entry point: the same call for an anonymous mapping (offset 0), but
+// a 32-bit build then references no non-LFS symbol (lintian's
+// binary-file-built-without-LFS-support on armhf).
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+use libc::mmap as mmap_anonymous;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+use libc::mmap64 as mmap_anonymous;
+
 /// Secure blocks of closed handles (addresses), wiped, ready for reuse.
 static SPARE: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
@@ -47,7 +55,7 @@ fn secure_block() -> *mut GcmHandle {
     // SAFETY: an anonymous private mapping; the result is checked; mlock/madvise only
     // affect that mapping (their failure leaves it usable, just not locked).
     unsafe {
-        let p = libc::mmap(
+        let p = mmap_anonymous(
             ptr::null_mut(),
             len,
             libc::PROT_READ | libc::PROT_WRITE,
