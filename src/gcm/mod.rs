@@ -13,6 +13,8 @@
 //!   plaintext unless the tag verifies;
 //! - `generic.rs`: GCM over any caller-supplied 128-bit block function (what nettle's
 //!   generic `gcm_*` functions compute), next to the fused path of [`Key`];
+//! - `record.rs`: nettle's call sequence on a `Core` at the cost of a one-shot (AAD held
+//!   unmultiplied, the first data call in one pass, the tag left for the digest);
 //! - [`rfc4106`]: IPsec ESP framing (key‖salt, 8-byte explicit IV, 8/12-byte AAD, ICV of
 //!   8/12/16 bytes, a counter IV generator) over the one-shot and [`Message`].
 //!
@@ -24,6 +26,7 @@ pub(crate) mod generic;
 mod key;
 mod message;
 mod oneshot;
+mod record;
 pub mod rfc4106;
 
 pub(crate) use self::core::BlockKey;

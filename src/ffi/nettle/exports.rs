@@ -159,7 +159,7 @@ pub unsafe extern "C" fn nettle_gcm_digest(
     };
     // SAFETY: nettle's contract for the arguments.
     unsafe {
-        named_call(
+        named_digest(
             "nettle_gcm_digest",
             ctx as *mut u8,
             key as *const u8,
@@ -246,7 +246,7 @@ macro_rules! aes_variant {
         pub unsafe extern "C" fn $digest(ctx: *mut c_void, length: usize, digest: *mut u8) {
             const FUNC: &str = stringify!($digest);
             // SAFETY: as above.
-            unsafe { aes_call(FUNC, ctx as *mut u8, $layout, Digest { len: length, out: digest }) }
+            unsafe { aes_digest(FUNC, ctx as *mut u8, $layout, Digest { len: length, out: digest }) }
         }
     };
 }

@@ -42,7 +42,9 @@ unsafe fn aes_schedule(ctx: *mut u8, layout: Layout) -> Option<AesView> {
 pub(super) trait Op {
     /// # Safety
     /// The pointers the operation holds are valid as nettle's contract for it says.
-    unsafe fn run(self, func: &str, core: &mut Core, e: &Engine);
+    /// `ours` is the AES key in `struct gcm_key`, when `e` is a generic engine and there
+    /// is one (the key a one-pass tag was computed with; see `gcm/record.rs`).
+    unsafe fn run(self, func: &str, core: &mut Core, e: &Engine, ours: Option<&Key>);
 }
 
 /// `gcm_update`'s call-order assertions; the AAD.
@@ -53,7 +55,7 @@ unsafe fn update_checks<'a>(func: &str, core: &Core, len: usize, data: *const u8
         core.aad_len % 16 == 0,
         "ctx->auth_size % GCM_BLOCK_SIZE == 0",
     );
-    assertion(func, core.data_len == 0, "ctx->data_size == 0");
+    assertion(func, core.text_len() == 0, "ctx->data_size == 0");
     // SAFETY: nettle's contract: `len` bytes at `data`.
     unsafe { bytes(func, data, len) }
 }
@@ -65,11 +67,11 @@ pub(super) struct Update {
 
 impl Op for Update {
     #[inline(always)]
-    unsafe fn run(self, func: &str, core: &mut Core, e: &Engine) {
+    unsafe fn run(self, func: &str, core: &mut Core, e: &Engine, _: Option<&Key>) {
         // SAFETY: forwarded.
         let data = unsafe { update_checks(func, core, self.len, self.data) };
         if !data.is_empty() {
-            e.aad(core, data);
+            e.record_aad(core, data);
         }
     }
 }
@@ -83,10 +85,10 @@ pub(super) struct Crypt {
 
 impl Op for Crypt {
     #[inline(always)]
-    unsafe fn run(self, func: &str, core: &mut Core, e: &Engine) {
+    unsafe fn run(self, func: &str, core: &mut Core, e: &Engine, ours: Option<&Key>) {
         assertion(
             func,
-            core.data_len % 16 == 0,
+            core.text_len() % 16 == 0,
             "ctx->data_size % GCM_BLOCK_SIZE == 0",
         );
         if self.len == 0 {
@@ -96,7 +98,7 @@ impl Op for Crypt {
             die(func, "NULL buffer with non-zero length");
         }
         // SAFETY: nettle's contract: `len` bytes at `src` and `dst`, equal or disjoint.
-        unsafe { e.crypt(core, self.dir, self.src, self.dst, self.len) }
+        unsafe { e.record_crypt(core, ours, self.dir, self.src, self.dst, self.len) }
     }
 }
 
@@ -107,10 +109,10 @@ pub(super) struct Digest {
 
 impl Op for Digest {
     #[inline(always)]
-    unsafe fn run(self, func: &str, core: &mut Core, e: &Engine) {
+    unsafe fn run(self, func: &str, core: &mut Core, e: &Engine, ours: Option<&Key>) {
         assertion(func, self.len <= 16, "length <= GCM_DIGEST_SIZE");
         // Like nettle: no reset; the GHASH state keeps the lengths block.
-        let mut tag = e.finish(core);
+        let mut tag = e.record_digest(core, ours);
         if self.len > 0 {
             if self.out.is_null() {
                 die(func, "NULL digest with non-zero length");
@@ -225,8 +227,25 @@ unsafe fn core_in_place<'a>(ctx: *mut u8) -> Option<&'a mut Core> {
 pub(super) unsafe fn ghash_call(func: &str, ctx: *mut u8, gk: *const u8, op: Update) {
     // SAFETY: nettle's contract for the pointers.
     unsafe {
+        // The usual AAD (a record header) is held in the core: no key needed.
+        if op.len <= 16 && !op.data.is_null() {
+            if let Some(core) = core_in_place(ctx) {
+                if core.hold(core::slice::from_raw_parts(op.data, op.len)) {
+                    return;
+                }
+            }
+        }
+        ghash_keyed(func, ctx, gk, op)
+    }
+}
+
+/// [`ghash_call`] past the held AAD, out of line (the short way needs no stack frame).
+#[inline(never)]
+unsafe fn ghash_keyed(func: &str, ctx: *mut u8, gk: *const u8, op: Update) {
+    // SAFETY: nettle's contract for the pointers.
+    unsafe {
         if let (Some((_, k)), Some(core)) = (fused_in_place(gk), core_in_place(ctx)) {
-            return op.run(func, core, &Engine::Fused(k));
+            return op.run(func, core, &Engine::Fused(k), None);
         }
         ghash_general(func, ctx, gk, op)
     }
@@ -254,7 +273,7 @@ pub(super) unsafe fn named_call(
             };
             if f as usize == h.aes_fn && !cipher.is_null() && h.matches_schedule(view) {
                 if let Some(core) = core_in_place(ctx) {
-                    return op.run(func, core, &Engine::Fused(k));
+                    return op.run(func, core, &Engine::Fused(k), None);
                 }
             }
         }
@@ -271,7 +290,7 @@ pub(super) unsafe fn aes_call(func: &str, ctx: *mut u8, layout: Layout, op: impl
             if let Some(view) = aes_schedule(ctx, layout) {
                 if h.matches_schedule(view) {
                     if let Some(core) = core_in_place(ctx.add(GCM_CTX_OFFSET)) {
-                        return op.run(func, core, &Engine::Fused(k));
+                        return op.run(func, core, &Engine::Fused(k), None);
                     }
                 }
             }
@@ -280,7 +299,120 @@ pub(super) unsafe fn aes_call(func: &str, ctx: *mut u8, layout: Layout, op: impl
     }
 }
 
+/// The header at the start of the `struct gcm_key` at `gk`, borrowed in place when it is
+/// aligned and carries our magic (its AES fields are checked by whoever reads them).
+#[inline(always)]
+unsafe fn header_in_place<'a>(gk: *const u8) -> Option<&'a Header> {
+    let hp = gk as *const Header;
+    // SAFETY: non-NULL, aligned, inside the caller's 4096-byte struct; `Header` is plain
+    // data (any bit pattern is a value).
+    (!gk.is_null() && hp.is_aligned())
+        .then(|| unsafe { &*hp })
+        .filter(|h| h.magic == MAGIC)
+}
+
+/// The full tag of a message whose first data call left it in the core (`gcm/record.rs`),
+/// written to `out` if the cipher is still the schedule our key was expanded from (else
+/// nettle's digest would mask it with the new one). The usual digest, without a key.
+#[inline(always)]
+unsafe fn digest_kept_tag(h: &Header, core: &mut Core, view: AesView, op: &Digest) -> bool {
+    // SAFETY: `view` is a schedule of `key_len` bytes' worth of rounds.
+    if op.len != 16 || op.out.is_null() || !unsafe { h.matches_schedule(view) } {
+        return false;
+    }
+    let Some(tag) = core.take_tag() else {
+        return false;
+    };
+    // SAFETY: the caller's 16 writable bytes at `out` (nettle's contract).
+    unsafe { (op.out as *mut [u8; 16]).write_unaligned(tag) };
+    true
+}
+
+/// `gcm_aesNNN_digest`: the kept tag when there is one, else [`aes_call`].
+#[inline(always)]
+pub(super) unsafe fn aes_digest(func: &str, ctx: *mut u8, layout: Layout, op: Digest) {
+    // SAFETY: nettle's contract: `ctx` is a `struct gcm_aes*_ctx` of this layout.
+    unsafe {
+        if let Some(h) = header_in_place(ctx) {
+            if let (Some(view), Some(core)) = (
+                aes_schedule(ctx, layout),
+                core_in_place(ctx.add(GCM_CTX_OFFSET)),
+            ) {
+                if digest_kept_tag(h, core, view, &op) {
+                    return;
+                }
+            }
+        }
+        aes_call_keyed(func, ctx, layout, op)
+    }
+}
+
+/// `gcm_digest`: the kept tag when `f` is the AES function set-key found, else
+/// [`named_call`].
+#[inline(always)]
+pub(super) unsafe fn named_digest(
+    func: &str,
+    ctx: *mut u8,
+    gk: *const u8,
+    cipher: *const c_void,
+    f: Option<nettle_cipher_func>,
+    op: Digest,
+) {
+    // SAFETY: nettle's contract for the pointers; `cipher` is read only as the schedule
+    // of the AES function `f` is.
+    unsafe {
+        if let (Some(h), Some(f), Some(core)) = (header_in_place(gk), f, core_in_place(ctx)) {
+            if f as usize == h.aes_fn && h.aes_len != 0 && !cipher.is_null() {
+                let view = AesView {
+                    schedule: cipher as *const u8,
+                    key_len: h.aes_len as usize,
+                };
+                if digest_kept_tag(h, core, view, &op) {
+                    return;
+                }
+            }
+        }
+        named_call_keyed(func, ctx, gk, cipher, f, op)
+    }
+}
+
+#[inline(never)]
+unsafe fn aes_call_keyed(func: &str, ctx: *mut u8, layout: Layout, op: Digest) {
+    // SAFETY: forwarded.
+    unsafe { aes_call(func, ctx, layout, op) }
+}
+
+#[inline(never)]
+unsafe fn named_call_keyed(
+    func: &str,
+    ctx: *mut u8,
+    gk: *const u8,
+    cipher: *const c_void,
+    f: Option<nettle_cipher_func>,
+    op: Digest,
+) {
+    // SAFETY: forwarded.
+    unsafe { named_call(func, ctx, gk, cipher, f, op) }
+}
+
 // ------------------------------------------------------------------ the general way
+
+/// Our AES key in the `struct gcm_key` at `gk`, for a generic engine `e`: the key a
+/// one-pass tag in the core was computed with (`gcm/record.rs`). A fused engine runs it
+/// already; a generic key has none.
+unsafe fn tagging_key<'a>(
+    func: &str,
+    gk: *const u8,
+    h: &Header,
+    e: &Engine,
+    tmp: &'a mut Option<Key>,
+) -> Option<&'a Key> {
+    match e {
+        // SAFETY: `h` was validated for `gk`.
+        Engine::Generic(..) if h.aes_len != 0 => Some(unsafe { our_key(func, gk, h, tmp) }),
+        _ => None,
+    }
+}
 
 #[cold]
 #[inline(never)]
@@ -294,7 +426,7 @@ unsafe fn ghash_general(func: &str, ctx: *mut u8, gk: *const u8, op: Update) {
             }
             let (mut copy, mut tmp) = (None, None);
             let h = header(func, gk, &mut copy);
-            op.run(func, core, &engine_ghash(func, gk, h, &mut tmp));
+            op.run(func, core, &engine_ghash(func, gk, h, &mut tmp), None);
         })
     }
 }
@@ -323,7 +455,9 @@ unsafe fn named_general(
     // SAFETY: as above.
     unsafe {
         let e = engine_for(func, gk, h, cipher, f, &ecb, &mut tmp);
-        with_core(func, ctx, |core| op.run(func, core, &e))
+        let mut ours_tmp = None;
+        let ours = tagging_key(func, gk, h, &e, &mut ours_tmp);
+        with_core(func, ctx, |core| op.run(func, core, &e, ours))
     }
 }
 
@@ -341,6 +475,10 @@ unsafe fn aes_general(func: &str, ctx: *mut u8, layout: Layout, op: impl Op) {
         let (mut copy, mut tmp) = (None, None);
         let h = header(func, ctx, &mut copy);
         let e = engine_for_aes(func, ctx, h, view, &mut tmp);
-        with_core(func, ctx.add(GCM_CTX_OFFSET), |core| op.run(func, core, &e))
+        let mut ours_tmp = None;
+        let ours = tagging_key(func, ctx, h, &e, &mut ours_tmp);
+        with_core(func, ctx.add(GCM_CTX_OFFSET), |core| {
+            op.run(func, core, &e, ours)
+        })
     }
 }
