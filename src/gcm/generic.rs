@@ -158,6 +158,8 @@ impl BlockKey for Engine<'_> {
         let mut ctrs = [0u8; CHUNK * BLOCK];
         let mut ks = [0u8; CHUNK * BLOCK];
         let mut buf = [0u8; CHUNK * BLOCK];
+        // What the loop wrote: only that is wiped (a record's one block, not the chunk).
+        let used = blocks.min(CHUNK) * BLOCK;
         while blocks > 0 {
             let n = blocks.min(CHUNK);
             let len = n * BLOCK;
@@ -186,7 +188,7 @@ impl BlockKey for Engine<'_> {
             }
             blocks -= n;
         }
-        wipe_bytes(&mut ks);
-        wipe_bytes(&mut buf);
+        wipe_bytes(&mut ks[..used]);
+        wipe_bytes(&mut buf[..used]);
     }
 }

@@ -30,11 +30,11 @@ pub unsafe extern "C" fn nettle_gcm_set_key(
     // SAFETY: `recognise` only reads `cipher` as the layout `f` implies.
     if let Some(view) = unsafe { recognise(cipher, f) } {
         // SAFETY: `view` is a schedule of `key_len` bytes' worth of rounds.
-        let mut fp = unsafe { fingerprint(view) };
-        let mut ours = unsafe { set_aes_key(FUNC, gk, &fp[..view.key_len], view) };
+        let mut raw = unsafe { raw_key(view) };
+        let mut ours = unsafe { set_aes_key(FUNC, gk, &raw[..view.key_len], view) };
         let genuine = ct_eq(&ours, &h);
         wipe_bytes(&mut ours);
-        wipe_bytes(&mut fp);
+        wipe_bytes(&mut raw);
         if genuine {
             wipe_bytes(&mut h);
             return;

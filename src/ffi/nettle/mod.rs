@@ -69,9 +69,9 @@ struct Header {
     /// The address of `nettle_aes{128,192,256}_encrypt` for `aes_len` (0 if the process
     /// has none): a call naming it needs no search through nettle's AES functions.
     aes_fn: usize,
-    /// The first 32 bytes of the AES schedule (starting with the raw key) and its last
-    /// round key: ties our expanded key to the nettle schedule it was made from.
-    fingerprint: [u8; 48],
+    /// The first and the last round key of the AES schedule: ties our expanded key to
+    /// the nettle schedule it was made from.
+    fingerprint: [u8; 32],
     /// GHASH keyed with H = f(0) as computed at set-key time (the generic path).
     ghash: GhashTable,
 }
@@ -184,33 +184,41 @@ fn rounds(key_len: usize) -> usize {
     key_len / 4 + 6
 }
 
-unsafe fn fingerprint(v: AesView) -> [u8; 48] {
-    let mut fp = [0u8; 48];
+unsafe fn fingerprint(v: AesView) -> [u8; 32] {
+    let mut fp = [0u8; 32];
     let last = 16 * rounds(v.key_len);
     // SAFETY: a nettle schedule of `key_len` holds 16 * (rounds + 1) ≥ 176 bytes.
     unsafe {
-        core::ptr::copy_nonoverlapping(v.schedule, fp.as_mut_ptr(), 32);
-        core::ptr::copy_nonoverlapping(v.schedule.add(last), fp.as_mut_ptr().add(32), 16);
+        core::ptr::copy_nonoverlapping(v.schedule, fp.as_mut_ptr(), 16);
+        core::ptr::copy_nonoverlapping(v.schedule.add(last), fp.as_mut_ptr().add(16), 16);
     }
     fp
 }
 
+/// The raw key at the start of the schedule at `v` (its first `key_len` bytes).
+unsafe fn raw_key(v: AesView) -> [u8; 32] {
+    let mut k = [0u8; 32];
+    // SAFETY: the schedule starts with the `key_len` ≤ 32 raw key bytes.
+    unsafe { core::ptr::copy_nonoverlapping(v.schedule, k.as_mut_ptr(), v.key_len) };
+    k
+}
+
 /// Whether the schedule at `v` carries fingerprint `fp`, compared in constant time a word
-/// at a time (this runs on every call, so it must be cheap: six fixed words).
+/// at a time. This runs on every call, so it is short: the first round key (the start of
+/// the raw key) and the last one (which depends on all of it), four 64-bit words, enough
+/// to tell a schedule that set-key or a re-key by nettle's functions wrote.
 #[inline(always)]
-unsafe fn fingerprint_matches(v: AesView, fp: &[u8; 48]) -> bool {
+unsafe fn fingerprint_matches(v: AesView, fp: &[u8; 32]) -> bool {
     let word = |p: *const u8, i: usize| {
         // SAFETY: callers pass offsets inside the schedule (see `fingerprint`).
         unsafe { (p.add(8 * i) as *const u64).read_unaligned() }
     };
     // SAFETY: the last round key lies inside the schedule.
     let tail = unsafe { v.schedule.add(16 * rounds(v.key_len)) };
-    let mut diff = 0u64;
-    for i in 0..4 {
-        diff |= word(v.schedule, i) ^ word(fp.as_ptr(), i);
-    }
-    diff |= word(tail, 0) ^ word(fp.as_ptr(), 4);
-    diff |= word(tail, 1) ^ word(fp.as_ptr(), 5);
+    let diff = (word(v.schedule, 0) ^ word(fp.as_ptr(), 0))
+        | (word(v.schedule, 1) ^ word(fp.as_ptr(), 1))
+        | (word(tail, 0) ^ word(fp.as_ptr(), 2))
+        | (word(tail, 1) ^ word(fp.as_ptr(), 3));
     // Whether the caller re-keyed `cipher` is public (declassified for the ctgrind check).
     crate::secret::is_zero_public(diff)
 }
@@ -330,7 +338,7 @@ unsafe fn set_generic_key(gk: *mut u8, h: &[u8; 16]) {
         key_off: 0,
         aes_len: 0,
         aes_fn: 0,
-        fingerprint: [0; 48],
+        fingerprint: [0; 32],
         ghash: GhashTable::new(h),
     };
     // SAFETY: `gk` is the caller's `struct gcm_key`; the header fits at its start.
@@ -401,13 +409,13 @@ unsafe fn engine_for_aes<'a>(
         return Engine::Fused(unsafe { our_key(func, gk, h, tmp) });
     }
     // SAFETY: as above.
-    let mut fp = unsafe { fingerprint(view) };
+    let mut raw = unsafe { raw_key(view) };
     let backend = cpu::selected().unwrap_or(cpu::BackendId::Soft);
-    let k = match Key::with_backend(&fp[..view.key_len], backend) {
+    let k = match Key::with_backend(&raw[..view.key_len], backend) {
         Ok(k) => tmp.insert(k),
         Err(_) => die(func, "key expansion failed"),
     };
-    wipe_bytes(&mut fp);
+    wipe_bytes(&mut raw);
     Engine::Generic(&h.ghash, Keystream::Key(k))
 }
 
