@@ -18,6 +18,7 @@
 //! The tag (`tag.rs`) and 1.11's IV generation (`geniv.rs`) are beside this file. Error
 //! values here are bare gpg-error codes; the exports add libgcrypt's error source.
 
+mod fast;
 mod geniv;
 mod tag;
 
@@ -61,6 +62,12 @@ impl IvCopy {
             self.long.clear();
             self.long.extend_from_slice(iv);
         }
+    }
+
+    #[inline(always)]
+    fn set_96(&mut self, iv: &[u8; 12]) {
+        self.len = 12;
+        self.short[..12].copy_from_slice(iv);
     }
 
     fn get(&self) -> &[u8] {
@@ -392,6 +399,7 @@ impl GcmHandle {
     }
 
     /// `gcry_cipher_reset`: ends the message, keeps the key (and its mark).
+    #[inline]
     pub fn reset(&mut self) {
         self.unused_without_iv = 0;
         self.msg.end();

@@ -1,0 +1,119 @@
+//! The calls of one packet on a keyed handle with a message in progress — reset, a 96-bit
+//! IV, one piece of AAD shorter than a block, the data in one call, the full tag — each
+//! without the general path's checks, for the exports' fast paths (`lib.rs`). Each either
+//! does exactly what the general method does for that state and those arguments, or
+//! returns `None` (`false`) having changed nothing, and the caller takes the general method.
+
+use super::tag::TagIv;
+use super::{status, Dir, GcmHandle};
+use stitchgcm::gcm::MAX_DATA;
+
+impl GcmHandle {
+    /// [`GcmHandle::setiv`] with a 12-byte IV on a handle with a key: always applies then.
+    #[inline(always)]
+    pub fn setiv_96(&mut self, iv: &[u8; 12]) -> bool {
+        let Some(key) = self.key.as_ref() else {
+            return false;
+        };
+        // `unused_without_iv` is left as it is: only read while there is no message, and
+        // written by every call that leaves the handle without one (a rejected setiv,
+        // reset, setctr). `Message::restart` with 96 bits ends the message in place.
+        self.tag_without_iv = None;
+        self.tagged = false;
+        self.data_started = false;
+        self.over_limit = false;
+        let _ = self.msg.restart(key, iv); // a 96-bit IV is never refused
+        self.has_iv = true;
+        self.iv.set_96(iv);
+        self.tagiv = TagIv::Live;
+        true
+    }
+
+    /// [`GcmHandle::authenticate`] of 1..=15 bytes while the message takes AAD.
+    #[inline(always)]
+    pub fn authenticate_short(&mut self, aad: &[u8]) -> bool {
+        if !self.has_iv || self.over_limit || self.tagged || self.data_started {
+            return false;
+        }
+        let Some(key) = self.key.as_ref() else {
+            return false;
+        };
+        // A refused call (the AAD length limit) changes nothing; the general path then
+        // gives libgcrypt's answer and marks the limit.
+        self.msg.aad(key, aad).is_ok()
+    }
+
+    /// [`GcmHandle::crypt`] on a keyed handle with a message in progress, `src` and `out`
+    /// equal or disjoint, non-NULL, `len` ≤ the room in `out`, within the data limit.
+    ///
+    /// # Safety
+    /// `src` readable and `out` writable for `len` bytes.
+    #[inline(always)]
+    pub unsafe fn crypt_fast(
+        &mut self,
+        dir: Dir,
+        out: *mut u8,
+        src: *const u8,
+        len: usize,
+    ) -> Option<u32> {
+        if !self.key_mark || !self.has_iv || self.over_limit || self.tagged {
+            return None;
+        }
+        let key = self.key.as_ref()?;
+        let (s, d) = (src as usize, out as usize);
+        let in_place = s == d;
+        if !in_place && (s.wrapping_sub(d) < len || d.wrapping_sub(s) < len) {
+            return None; // overlapping: the general path copies the input first
+        }
+        if len as u64 > MAX_DATA - self.msg.data_len() {
+            return None;
+        }
+        self.data_started = true;
+        let r = if in_place {
+            // SAFETY: in place: readable and writable for `len` bytes (caller's contract).
+            let buf = unsafe { core::slice::from_raw_parts_mut(out, len) };
+            match dir {
+                Dir::Encrypt => self.msg.encrypt(key, buf),
+                Dir::Decrypt => self.msg.decrypt(key, buf),
+            }
+        } else {
+            // SAFETY: readable and writable for `len` bytes, not overlapping (checked).
+            let (input, dst) = unsafe {
+                (
+                    core::slice::from_raw_parts(src, len),
+                    core::slice::from_raw_parts_mut(out, len),
+                )
+            };
+            match dir {
+                Dir::Encrypt => self.msg.encrypt_to(key, input, dst),
+                Dir::Decrypt => self.msg.decrypt_to(key, input, dst),
+            }
+        };
+        Some(status(r))
+    }
+
+    /// [`GcmHandle::gettag`] of the full tag of a message in progress or finished.
+    #[inline(always)]
+    pub fn gettag_full(&mut self, out: &mut [u8; 16]) -> Option<u32> {
+        if !self.has_iv || self.over_limit {
+            return None;
+        }
+        let key = self.key.as_ref()?;
+        self.tagged = true;
+        self.tagiv = TagIv::Zero;
+        Some(status(self.msg.tag(key, out)))
+    }
+
+    /// [`GcmHandle::checktag`] of 4, 8 or 12..=16 bytes (the caller checked the length)
+    /// against a message in progress or finished.
+    #[inline(always)]
+    pub fn checktag_fast(&mut self, tag: &[u8]) -> Option<u32> {
+        if !self.has_iv || self.over_limit {
+            return None;
+        }
+        let key = self.key.as_ref()?;
+        self.tagged = true;
+        self.tagiv = TagIv::Zero;
+        Some(status(self.msg.verify(key, tag)))
+    }
+}
