@@ -32,15 +32,14 @@ impl GcmHandle {
     /// [`GcmHandle::authenticate`] of 1..=15 bytes while the message takes AAD.
     #[inline(always)]
     pub fn authenticate_short(&mut self, aad: &[u8]) -> bool {
+        // (A message implies a key: `has_iv` is only set by starting one, which needs the
+        // key, and a handle never loses its key.)
         if !self.has_iv || self.over_limit || self.tagged || self.data_started {
             return false;
         }
-        let Some(key) = self.key.as_ref() else {
-            return false;
-        };
-        // A refused call (the AAD length limit) changes nothing; the general path then
-        // gives libgcrypt's answer and marks the limit.
-        self.msg.aad(key, aad).is_ok()
+        // The message's first AAD in one store; any other (refused: nothing changed) goes
+        // the general way, which gives libgcrypt's answer.
+        self.msg.first_short_aad(aad)
     }
 
     /// [`GcmHandle::crypt`] on a keyed handle with a message in progress, `src` and `out`

@@ -402,7 +402,12 @@ impl GcmHandle {
     #[inline]
     pub fn reset(&mut self) {
         self.unused_without_iv = 0;
-        self.msg.end();
+        // A finished message (the usual case: reset after the tag) is left for the next IV
+        // or the close to wipe, as the native handle leaves it: its mask and keystream are
+        // wiped already, the tag was the caller's. Any other is wiped now.
+        if !(self.has_iv && self.tagged) {
+            self.msg.end();
+        }
         self.has_iv = false;
         self.tag_without_iv = None;
         self.tagiv = TagIv::Zero;

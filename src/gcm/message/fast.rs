@@ -29,15 +29,18 @@ impl Message {
     }
 
     /// [`Message::aad`] for the first AAD of a message, 1..=15 bytes: one block store.
+    /// `false`, changing nothing, for any other call (then take [`Message::aad`]).
+    /// Public for the libgcrypt interposer (`preload/`), not part of the documented API.
+    #[doc(hidden)]
     #[inline(always)]
-    pub(crate) fn first_short_aad(&mut self, aad: &[u8]) -> bool {
+    pub fn first_short_aad(&mut self, aad: &[u8]) -> bool {
         let n = aad.len();
         // One test for the three conditions (a first AAD call after `restart`).
         let others = (self.phase as u64 ^ Phase::Aad as u64) | u64::from(self.held_len);
-        if others | self.core.aad_len != 0 {
+        // The length test is folded away where the caller has made it (the native handle).
+        if others | self.core.aad_len != 0 || n == 0 || n >= BLOCK {
             return false;
         }
-        debug_assert!(n > 0 && n < BLOCK);
         // SAFETY: `aad` holds `n` (1..=15) readable bytes; `held` 16 writable at 0.
         unsafe { store_block(self.held.as_mut_ptr(), load_partial(aad.as_ptr(), n)) };
         self.held_len = n as u8;
