@@ -190,8 +190,7 @@ pub unsafe extern "C" fn gcry_cipher_ctl(
     // The per-packet commands on our handle first (gcry_cipher_reset, gcry_cipher_final).
     // SAFETY: a handle pointer from the caller (this function's contract).
     if let Some(g) = unsafe { ours(h) } {
-        if cmd == GCRYCTL_RESET {
-            g.reset();
+        if cmd == GCRYCTL_RESET && g.reset_finished() {
             return 0;
         }
         if cmd == GCRYCTL_FINALIZE && buffer.is_null() && buflen == 0 {
@@ -361,7 +360,7 @@ fast |g| |out: *mut c_void, len| {
         return None;
     }
     // SAFETY: `out` is writable for min(len, 16) = 16 bytes (caller's contract).
-    g.gettag_full(unsafe { &mut *(out as *mut [u8; 16]) }).map(|rc| gpg(SRC_GCRYPT, rc))
+    g.gettag_full(unsafe { &mut *(out as *mut [u8; 16]) }).then_some(0)
 });
 export_buffer_call!(gcry_cipher_checktag(*const c_void) => checktag, SRC_GCRYPT,
 fast |g| |tag: *const c_void, len| {

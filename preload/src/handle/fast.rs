@@ -9,23 +9,55 @@ use super::{status, Dir, GcmHandle};
 use stitchgcm::gcm::MAX_DATA;
 
 impl GcmHandle {
-    /// [`GcmHandle::setiv`] with a 12-byte IV on a handle with a key: always applies then.
+    /// [`GcmHandle::reset`] after the tag of a message (the usual reset between packets):
+    /// the finished message is left for the next IV or the close to wipe.
+    #[inline(always)]
+    pub fn reset_finished(&mut self) -> bool {
+        if !(self.has_iv && self.tagged)
+            || !matches!(self.tagiv, TagIv::Zero | TagIv::Live)
+            || self.tag_without_iv.is_some()
+        {
+            return false;
+        }
+        self.unused_without_iv = 0;
+        self.has_iv = false;
+        self.tagged = false;
+        self.data_started = false;
+        self.over_limit = false;
+        // SAFETY: a plain write over `Zero` or `Live` (checked above), which own nothing,
+        // so no drop is skipped.
+        unsafe { core::ptr::write(&mut self.tagiv, TagIv::Zero) };
+        true
+    }
+
+    /// [`GcmHandle::setiv`] with a 12-byte IV on a handle with a key, no message in
+    /// progress (none, or a finished one) and no tag kept beside the message (the usual
+    /// state between packets): always applies then.
     #[inline(always)]
     pub fn setiv_96(&mut self, iv: &[u8; 12]) -> bool {
         let Some(key) = self.key.as_ref() else {
             return false;
         };
+        // The rare states, whose ending wipes a message, go the general way; so no call is
+        // left on this path.
+        if (self.has_iv && !self.tagged)
+            || !matches!(self.tagiv, TagIv::Zero | TagIv::Live)
+            || self.tag_without_iv.is_some()
+        {
+            return false;
+        }
         // `unused_without_iv` is left as it is: only read while there is no message, and
         // written by every call that leaves the handle without one (a rejected setiv,
         // reset, setctr). `Message::restart` with 96 bits ends the message in place.
-        self.tag_without_iv = None;
         self.tagged = false;
         self.data_started = false;
         self.over_limit = false;
         let _ = self.msg.restart(key, iv); // a 96-bit IV is never refused
         self.has_iv = true;
         self.iv.set_96(iv);
-        self.tagiv = TagIv::Live;
+        // SAFETY: a plain write over `Zero` or `Live` (checked above), which own nothing,
+        // so no drop is skipped.
+        unsafe { core::ptr::write(&mut self.tagiv, TagIv::Live) };
         true
     }
 
@@ -91,16 +123,21 @@ impl GcmHandle {
         Some(status(r))
     }
 
-    /// [`GcmHandle::gettag`] of the full tag of a message in progress or finished.
+    /// [`GcmHandle::gettag`] of the full tag that the message's one-pass data call
+    /// computed (`Message::provisional_tag`), with no tag mask kept beside the message.
     #[inline(always)]
-    pub fn gettag_full(&mut self, out: &mut [u8; 16]) -> Option<u32> {
-        if !self.has_iv || self.over_limit {
-            return None;
+    pub fn gettag_full(&mut self, out: &mut [u8; 16]) -> bool {
+        if !self.has_iv || self.over_limit || !matches!(self.tagiv, TagIv::Zero | TagIv::Live) {
+            return false;
         }
-        let key = self.key.as_ref()?;
+        if !self.msg.provisional_tag(out) {
+            return false;
+        }
         self.tagged = true;
-        self.tagiv = TagIv::Zero;
-        Some(status(self.msg.tag(key, out)))
+        // SAFETY: a plain write over `Zero` or `Live` (checked above), which own nothing,
+        // so no drop is skipped.
+        unsafe { core::ptr::write(&mut self.tagiv, TagIv::Zero) };
+        true
     }
 
     /// [`GcmHandle::checktag`] of 4, 8 or 12..=16 bytes (the caller checked the length)

@@ -49,8 +49,11 @@ impl Message {
     }
 
     /// [`Message::tag`] for a full 16-byte tag that the one-pass data call computed.
+    /// `false`, changing nothing, otherwise (then take [`Message::tag`]). Public for the
+    /// libgcrypt interposer (`preload/`), not part of the documented API.
+    #[doc(hidden)]
     #[inline(always)]
-    pub(crate) fn provisional_tag(&mut self, out: &mut [u8; 16]) -> bool {
+    pub fn provisional_tag(&mut self, out: &mut [u8; 16]) -> bool {
         if !self.provisional {
             return false;
         }
