@@ -6,7 +6,7 @@
 
 use super::tag::TagIv;
 use super::{status, Dir, GcmHandle};
-use stitchgcm::gcm::MAX_DATA;
+use stitchgcm::Error;
 
 impl GcmHandle {
     /// [`GcmHandle::reset`] after the tag of a message (the usual reset between packets):
@@ -75,7 +75,7 @@ impl GcmHandle {
     }
 
     /// [`GcmHandle::crypt`] on a keyed handle with a message in progress, `src` and `out`
-    /// equal or disjoint, non-NULL, `len` ≤ the room in `out`, within the data limit.
+    /// equal or disjoint, non-NULL, `len` ≤ the room in `out`.
     ///
     /// # Safety
     /// `src` readable and `out` writable for `len` bytes.
@@ -92,34 +92,23 @@ impl GcmHandle {
         }
         let key = self.key.as_ref()?;
         let (s, d) = (src as usize, out as usize);
-        let in_place = s == d;
-        if !in_place && (s.wrapping_sub(d) < len || d.wrapping_sub(s) < len) {
+        if s != d && (s.wrapping_sub(d) < len || d.wrapping_sub(s) < len) {
             return None; // overlapping: the general path copies the input first
         }
-        if len as u64 > MAX_DATA - self.msg.data_len() {
-            return None;
-        }
         self.data_started = true;
-        let r = if in_place {
-            // SAFETY: in place: readable and writable for `len` bytes (caller's contract).
-            let buf = unsafe { core::slice::from_raw_parts_mut(out, len) };
+        // SAFETY: `src` readable and `out` writable for `len` bytes (caller's contract),
+        // equal or disjoint (checked).
+        let r = unsafe {
             match dir {
-                Dir::Encrypt => self.msg.encrypt(key, buf),
-                Dir::Decrypt => self.msg.decrypt(key, buf),
-            }
-        } else {
-            // SAFETY: readable and writable for `len` bytes, not overlapping (checked).
-            let (input, dst) = unsafe {
-                (
-                    core::slice::from_raw_parts(src, len),
-                    core::slice::from_raw_parts_mut(out, len),
-                )
-            };
-            match dir {
-                Dir::Encrypt => self.msg.encrypt_to(key, input, dst),
-                Dir::Decrypt => self.msg.decrypt_to(key, input, dst),
+                Dir::Encrypt => self.msg.encrypt_raw(key, src, out, len),
+                Dir::Decrypt => self.msg.decrypt_raw(key, src, out, len),
             }
         };
+        // With a message in progress the one refusal is the data limit, which changes
+        // nothing in the message; libgcrypt then keeps refusing until the next IV.
+        if matches!(r, Err(Error::InvalidLength)) {
+            self.over_limit = true;
+        }
         Some(status(r))
     }
 

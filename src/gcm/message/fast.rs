@@ -5,6 +5,9 @@
 //! takes the general call, which gives the same answer for the same state.
 
 use super::{Message, Phase, BLOCK};
+use crate::backend::Direction;
+use crate::error::Error;
+use crate::gcm::Key;
 use crate::backend::partial::{load_partial, store_block};
 use crate::secret::wipe_block;
 
@@ -60,5 +63,41 @@ impl Message {
         self.end_provisional();
         *out = self.tag;
         true
+    }
+
+    /// [`Message::encrypt_to`] on raw pointers, in place or not, as the native handle
+    /// calls it: no slices to form, one call for both. Public for the libgcrypt
+    /// interposer (`preload/`), not part of the documented API.
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `len` bytes; they are equal or disjoint.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn encrypt_raw(
+        &mut self,
+        key: &Key,
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> Result<(), Error> {
+        // SAFETY: forwarded contract.
+        unsafe { self.crypt_raw(key, Direction::Encrypt, src, dst, len) }
+    }
+
+    /// [`Message::decrypt_to`] on raw pointers, as [`Message::encrypt_raw`].
+    ///
+    /// # Safety
+    /// As for [`Message::encrypt_raw`].
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn decrypt_raw(
+        &mut self,
+        key: &Key,
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> Result<(), Error> {
+        // SAFETY: forwarded contract.
+        unsafe { self.crypt_raw(key, Direction::Decrypt, src, dst, len) }
     }
 }
