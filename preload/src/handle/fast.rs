@@ -8,12 +8,35 @@ use super::tag::TagIv;
 use super::{status, Dir, GcmHandle};
 use stitchgcm::Error;
 
+/// Bits of [`GcmHandle::flags`].
+const KEY_MARK: u64 = 1 << 8;
+const TAGGED: u64 = 1 << 16;
+const DATA_STARTED: u64 = 1 << 24;
+const OVER_LIMIT: u64 = 1 << 32;
+const HAS_IV: u64 = 1 << 40;
+
 impl GcmHandle {
+    /// The eight bytes after the magic as one word (one load where they are adjacent, as
+    /// `GcmHandle` lays them out), so that a fast path tests its flags at once.
+    #[inline(always)]
+    fn flags(&self) -> u64 {
+        u64::from_le_bytes([
+            self.secure as u8,
+            self.key_mark as u8,
+            self.tagged as u8,
+            self.data_started as u8,
+            self.over_limit as u8,
+            self.has_iv as u8,
+            self.unused_without_iv,
+            self.spare,
+        ])
+    }
+
     /// [`GcmHandle::reset`] after the tag of a message (the usual reset between packets):
     /// the finished message is left for the next IV or the close to wipe.
     #[inline(always)]
     pub fn reset_finished(&mut self) -> bool {
-        if !(self.has_iv && self.tagged)
+        if self.flags() & (HAS_IV | TAGGED) != HAS_IV | TAGGED
             || !matches!(self.tagiv, TagIv::Zero | TagIv::Live)
             || self.tag_without_iv.is_some()
         {
@@ -40,7 +63,7 @@ impl GcmHandle {
         };
         // The rare states, whose ending wipes a message, go the general way; so no call is
         // left on this path.
-        if (self.has_iv && !self.tagged)
+        if self.flags() & (HAS_IV | TAGGED) == HAS_IV
             || !matches!(self.tagiv, TagIv::Zero | TagIv::Live)
             || self.tag_without_iv.is_some()
         {
@@ -66,7 +89,7 @@ impl GcmHandle {
     pub fn authenticate_short(&mut self, aad: &[u8]) -> bool {
         // (A message implies a key: `has_iv` is only set by starting one, which needs the
         // key, and a handle never loses its key.)
-        if !self.has_iv || self.over_limit || self.tagged || self.data_started {
+        if self.flags() & (HAS_IV | OVER_LIMIT | TAGGED | DATA_STARTED) != HAS_IV {
             return false;
         }
         // The message's first AAD in one store; any other (refused: nothing changed) goes
@@ -87,7 +110,7 @@ impl GcmHandle {
         src: *const u8,
         len: usize,
     ) -> Option<u32> {
-        if !self.key_mark || !self.has_iv || self.over_limit || self.tagged {
+        if self.flags() & (KEY_MARK | HAS_IV | OVER_LIMIT | TAGGED) != KEY_MARK | HAS_IV {
             return None;
         }
         let key = self.key.as_ref()?;
@@ -116,7 +139,9 @@ impl GcmHandle {
     /// computed (`Message::provisional_tag`), with no tag mask kept beside the message.
     #[inline(always)]
     pub fn gettag_full(&mut self, out: &mut [u8; 16]) -> bool {
-        if !self.has_iv || self.over_limit || !matches!(self.tagiv, TagIv::Zero | TagIv::Live) {
+        if self.flags() & (HAS_IV | OVER_LIMIT) != HAS_IV
+            || !matches!(self.tagiv, TagIv::Zero | TagIv::Live)
+        {
             return false;
         }
         if !self.msg.provisional_tag(out) {
@@ -133,7 +158,7 @@ impl GcmHandle {
     /// against a message in progress or finished.
     #[inline(always)]
     pub fn checktag_fast(&mut self, tag: &[u8]) -> Option<u32> {
-        if !self.has_iv || self.over_limit {
+        if self.flags() & (HAS_IV | OVER_LIMIT) != HAS_IV {
             return None;
         }
         let key = self.key.as_ref()?;

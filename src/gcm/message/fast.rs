@@ -5,10 +5,10 @@
 //! takes the general call, which gives the same answer for the same state.
 
 use super::{Message, Phase, BLOCK};
+use crate::backend::partial::{load_partial, store_block};
 use crate::backend::Direction;
 use crate::error::Error;
 use crate::gcm::Key;
-use crate::backend::partial::{load_partial, store_block};
 use crate::secret::wipe_block;
 
 impl Message {
