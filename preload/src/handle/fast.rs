@@ -155,15 +155,19 @@ impl GcmHandle {
     }
 
     /// [`GcmHandle::checktag`] of 4, 8 or 12..=16 bytes (the caller checked the length)
-    /// against a message in progress or finished.
+    /// against a message in progress or finished, with no tag mask kept beside it.
     #[inline(always)]
     pub fn checktag_fast(&mut self, tag: &[u8]) -> Option<u32> {
-        if self.flags() & (HAS_IV | OVER_LIMIT) != HAS_IV {
+        if self.flags() & (HAS_IV | OVER_LIMIT) != HAS_IV
+            || !matches!(self.tagiv, TagIv::Zero | TagIv::Live)
+        {
             return None;
         }
         let key = self.key.as_ref()?;
         self.tagged = true;
-        self.tagiv = TagIv::Zero;
+        // SAFETY: a plain write over `Zero` or `Live` (checked above), which own nothing,
+        // so no drop is skipped.
+        unsafe { core::ptr::write(&mut self.tagiv, TagIv::Zero) };
         Some(status(self.msg.verify(key, tag)))
     }
 }
