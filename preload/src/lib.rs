@@ -187,6 +187,26 @@ pub unsafe extern "C" fn gcry_cipher_ctl(
     buffer: *mut c_void,
     buflen: usize,
 ) -> c_uint {
+    // The per-packet commands on our handle first (gcry_cipher_reset, gcry_cipher_final).
+    // SAFETY: a handle pointer from the caller (this function's contract).
+    if let Some(g) = unsafe { ours(h) } {
+        if cmd == GCRYCTL_RESET && g.reset_finished() {
+            return 0;
+        }
+        if cmd == GCRYCTL_FINALIZE && buffer.is_null() && buflen == 0 {
+            return 0; // GCM ignores the mark
+        }
+    }
+    // SAFETY: forwarded contract.
+    unsafe { ctl_general(h, cmd, buffer, buflen) }
+}
+
+/// `gcry_cipher_ctl` but for its fast path (out of line).
+///
+/// # Safety
+/// As libgcrypt's `gcry_cipher_ctl`.
+#[inline(never)]
+unsafe fn ctl_general(h: Hd, cmd: c_int, buffer: *mut c_void, buflen: usize) -> c_uint {
     if h.is_null() {
         return match real() {
             // SAFETY: a command libgcrypt answers without reading the handle.
@@ -267,35 +287,132 @@ pub unsafe extern "C" fn gcry_cipher_info(
     )
 }
 
+/// Our handle, if `h` is one: the exports' fast paths (anything else goes to `dispatch!`).
+///
+/// # Safety
+/// `h` is NULL or points to at least 4 readable bytes (any handle does).
+#[inline(always)]
+unsafe fn ours<'a>(h: Hd) -> Option<&'a mut GcmHandle> {
+    // SAFETY: readable (caller's contract); foreign pointers need not be aligned. Only
+    // our handles carry MAGIC; they are live GcmHandles from `memory`.
+    unsafe {
+        (!h.is_null() && ptr::read_unaligned(h as *const u32) == MAGIC)
+            .then(|| &mut *(h as *mut GcmHandle))
+    }
+}
+
 /// Exports libgcrypt's functions of the shape `(handle, buffer, length)`: our handle's
 /// method of the same name with error source `$source`, libgcrypt's for its handles.
+/// With `fast`, the usual call on our handle is answered first by that expression (the
+/// answer, or `None` to take the general path, which is out of line so that the fast
+/// path needs no stack frame).
 macro_rules! export_buffer_call {
-    ($name:ident($buf:ty) => $method:ident, $source:expr) => {
+    ($name:ident($buf:ty) => $method:ident, $source:expr
+     $(, fast |$g:ident| $fast:expr)?) => {
         /// # Safety
         /// As libgcrypt's function of the same name.
         #[no_mangle]
         pub unsafe extern "C" fn $name(h: Hd, buf: $buf, len: usize) -> c_uint {
-            // SAFETY: caller's contract for `buf`.
-            dispatch!(
-                h,
-                $source,
-                |g| gpg($source, unsafe { g.$method(buf.cast(), len) }),
-                |r| unsafe { (r.$method)(h, buf, len) }
-            )
+            $(
+                // SAFETY: a handle pointer from the caller (this function's contract).
+                if let Some($g) = unsafe { ours(h) } {
+                    if let Some(rc) = $fast(buf, len) {
+                        return rc;
+                    }
+                }
+            )?
+            /// # Safety
+            /// As the exported function.
+            #[inline(never)]
+            unsafe fn general(h: Hd, buf: $buf, len: usize) -> c_uint {
+                // SAFETY: caller's contract for `buf`.
+                dispatch!(
+                    h,
+                    $source,
+                    |g| gpg($source, unsafe { g.$method(buf.cast(), len) }),
+                    |r| unsafe { (r.$method)(h, buf, len) }
+                )
+            }
+            // SAFETY: forwarded contract.
+            unsafe { general(h, buf, len) }
         }
     };
 }
 
 export_buffer_call!(gcry_cipher_setkey(*const c_void) => setkey, SRC_USER_1);
-export_buffer_call!(gcry_cipher_setiv(*const c_void) => setiv, SRC_USER_1);
+export_buffer_call!(gcry_cipher_setiv(*const c_void) => setiv, SRC_USER_1,
+fast |g| |iv: *const c_void, len| {
+    // SAFETY: `iv` is readable for `len` = 12 bytes (caller's contract).
+    (len == 12 && !iv.is_null() && g.setiv_96(unsafe { &*(iv as *const [u8; 12]) }))
+        .then_some(0)
+});
 export_buffer_call!(gcry_cipher_setctr(*const c_void) => setctr, SRC_USER_1);
-export_buffer_call!(gcry_cipher_authenticate(*const c_void) => authenticate, SRC_GCRYPT);
-export_buffer_call!(gcry_cipher_gettag(*mut c_void) => gettag, SRC_GCRYPT);
-export_buffer_call!(gcry_cipher_checktag(*const c_void) => checktag, SRC_GCRYPT);
+export_buffer_call!(gcry_cipher_authenticate(*const c_void) => authenticate, SRC_GCRYPT,
+fast |g| |aad: *const c_void, len| {
+    // SAFETY: `aad` is readable for `len` bytes (caller's contract).
+    (len > 0 && len < 16 && !aad.is_null()
+        && g.authenticate_short(unsafe { core::slice::from_raw_parts(aad.cast(), len) }))
+        .then_some(0)
+});
+export_buffer_call!(gcry_cipher_gettag(*mut c_void) => gettag, SRC_GCRYPT,
+fast |g| |out: *mut c_void, len| {
+    if len < 16 || out.is_null() {
+        return None;
+    }
+    // SAFETY: `out` is writable for min(len, 16) = 16 bytes (caller's contract).
+    g.gettag_full(unsafe { &mut *(out as *mut [u8; 16]) }).then_some(0)
+});
+export_buffer_call!(gcry_cipher_checktag(*const c_void) => checktag, SRC_GCRYPT,
+fast |g| |tag: *const c_void, len| {
+    if !matches!(len, 4 | 8 | 12..=16) || tag.is_null() {
+        return None;
+    }
+    // SAFETY: `tag` is readable for `len` bytes (caller's contract).
+    g.checktag_fast(unsafe { core::slice::from_raw_parts(tag.cast(), len) })
+        .map(|rc| gpg(SRC_GCRYPT, rc))
+});
 
 /// # Safety
 /// As `gcry_cipher_encrypt`/`decrypt` (chosen by `dir`).
+#[inline(always)]
 unsafe fn crypt(
+    dir: Dir,
+    h: Hd,
+    out: *mut c_void,
+    outsize: usize,
+    inp: *const c_void,
+    inlen: usize,
+) -> c_uint {
+    // The usual call first (our keyed handle with a message, room enough), without the
+    // general path's checks.
+    let (src, len) = if inp.is_null() {
+        (out as *const c_void, outsize)
+    } else {
+        (inp, inlen)
+    };
+    if !out.is_null() && outsize >= len {
+        // SAFETY: a handle pointer from the caller (this function's contract).
+        if let Some(g) = unsafe { ours(h) } {
+            // SAFETY: `src` readable and `out` writable for `len` bytes (caller's contract).
+            if let Some(rc) = unsafe { g.crypt_fast(dir, out.cast(), src.cast(), len) } {
+                if rc != 0 && dir == Dir::Encrypt {
+                    // SAFETY: `out` is writable for `outsize` bytes.
+                    unsafe { ptr::write_bytes(out.cast::<u8>(), 0x42, outsize) };
+                }
+                return gpg(SRC_GCRYPT, rc);
+            }
+        }
+    }
+    // SAFETY: forwarded contract.
+    unsafe { crypt_general(dir, h, out, outsize, inp, inlen) }
+}
+
+/// `crypt` when its fast path does not apply (out of line).
+///
+/// # Safety
+/// As `gcry_cipher_encrypt`/`decrypt` (chosen by `dir`).
+#[inline(never)]
+unsafe fn crypt_general(
     dir: Dir,
     h: Hd,
     out: *mut c_void,

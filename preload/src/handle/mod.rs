@@ -18,6 +18,7 @@
 //! The tag (`tag.rs`) and 1.11's IV generation (`geniv.rs`) are beside this file. Error
 //! values here are bare gpg-error codes; the exports add libgcrypt's error source.
 
+mod fast;
 mod geniv;
 mod tag;
 
@@ -63,6 +64,12 @@ impl IvCopy {
         }
     }
 
+    #[inline(always)]
+    fn set_96(&mut self, iv: &[u8; 12]) {
+        self.len = 12;
+        self.short[..12].copy_from_slice(iv);
+    }
+
     fn get(&self) -> &[u8] {
         if self.len <= 16 {
             &self.short[..self.len]
@@ -75,27 +82,30 @@ impl IvCopy {
 #[repr(C)]
 pub struct GcmHandle {
     magic: u32,
+    // The next eight bytes are read as one word by the fast paths (`fast.rs`, `flags`).
     pub secure: bool,
     key_mark: bool,
     tagged: bool,
     data_started: bool,
     over_limit: bool,
+    /// The message if there is one (libgcrypt's `marks.iv`), else `msg` is idle.
+    has_iv: bool,
+    /// libgcrypt's `unused` (keystream bytes left in the block) while there is no
+    /// message: a rejected setiv leaves it as the last message left it.
+    unused_without_iv: u8,
+    spare: u8,
     /// The real libgcrypt handle of the same algorithm, mode and flags, never keyed: it
     /// answers the calls that do not depend on GCM state (rare `ctl` and `info`
     /// commands, encrypt without key and its log line) exactly as libgcrypt does.
     pub real: *mut core::ffi::c_void,
     key: Option<Key>,
-    /// The message, idle while there is none (`has_iv`: libgcrypt's `marks.iv`).
+    /// The message, idle while there is none (`has_iv`).
     msg: Message,
-    has_iv: bool,
     /// The IV of the last message started (explicitly or implicitly).
     iv: IvCopy,
     tagiv: TagIv,
     /// The tag of a handle tagged without an IV (`None`: the zero tag).
     tag_without_iv: Option<Message>,
-    /// libgcrypt's `unused` (keystream bytes left in the block) while there is no
-    /// message: a rejected setiv leaves it as the last message left it.
-    unused_without_iv: u8,
     geniv: Geniv,
 }
 
@@ -124,14 +134,15 @@ impl GcmHandle {
             tagged: false,
             data_started: false,
             over_limit: false,
+            has_iv: false,
+            unused_without_iv: 0,
+            spare: 0,
             real,
             key: None,
             msg: Message::idle(),
-            has_iv: false,
             iv: IvCopy::default(),
             tagiv: TagIv::Zero,
             tag_without_iv: None,
-            unused_without_iv: 0,
             geniv: Geniv::default(),
         }
     }
@@ -392,9 +403,15 @@ impl GcmHandle {
     }
 
     /// `gcry_cipher_reset`: ends the message, keeps the key (and its mark).
+    #[inline]
     pub fn reset(&mut self) {
         self.unused_without_iv = 0;
-        self.msg.end();
+        // A finished message (the usual case: reset after the tag) is left for the next IV
+        // or the close to wipe, as the native handle leaves it: its mask and keystream are
+        // wiped already, the tag was the caller's. Any other is wiped now.
+        if !(self.has_iv && self.tagged) {
+            self.msg.end();
+        }
         self.has_iv = false;
         self.tag_without_iv = None;
         self.tagiv = TagIv::Zero;

@@ -6,6 +6,9 @@
 
 use super::{Message, Phase, BLOCK};
 use crate::backend::partial::{load_partial, store_block};
+use crate::backend::Direction;
+use crate::error::Error;
+use crate::gcm::Key;
 use crate::secret::wipe_block;
 
 impl Message {
@@ -29,15 +32,18 @@ impl Message {
     }
 
     /// [`Message::aad`] for the first AAD of a message, 1..=15 bytes: one block store.
+    /// `false`, changing nothing, for any other call (then take [`Message::aad`]).
+    /// Public for the libgcrypt interposer (`preload/`), not part of the documented API.
+    #[doc(hidden)]
     #[inline(always)]
-    pub(crate) fn first_short_aad(&mut self, aad: &[u8]) -> bool {
+    pub fn first_short_aad(&mut self, aad: &[u8]) -> bool {
         let n = aad.len();
         // One test for the three conditions (a first AAD call after `restart`).
         let others = (self.phase as u64 ^ Phase::Aad as u64) | u64::from(self.held_len);
-        if others | self.core.aad_len != 0 {
+        // The length test is folded away where the caller has made it (the native handle).
+        if others | self.core.aad_len != 0 || n == 0 || n >= BLOCK {
             return false;
         }
-        debug_assert!(n > 0 && n < BLOCK);
         // SAFETY: `aad` holds `n` (1..=15) readable bytes; `held` 16 writable at 0.
         unsafe { store_block(self.held.as_mut_ptr(), load_partial(aad.as_ptr(), n)) };
         self.held_len = n as u8;
@@ -46,13 +52,52 @@ impl Message {
     }
 
     /// [`Message::tag`] for a full 16-byte tag that the one-pass data call computed.
+    /// `false`, changing nothing, otherwise (then take [`Message::tag`]). Public for the
+    /// libgcrypt interposer (`preload/`), not part of the documented API.
+    #[doc(hidden)]
     #[inline(always)]
-    pub(crate) fn provisional_tag(&mut self, out: &mut [u8; 16]) -> bool {
+    pub fn provisional_tag(&mut self, out: &mut [u8; 16]) -> bool {
         if !self.provisional {
             return false;
         }
         self.end_provisional();
         *out = self.tag;
         true
+    }
+
+    /// [`Message::encrypt_to`] on raw pointers, in place or not, as the native handle
+    /// calls it: no slices to form, one call for both. Public for the libgcrypt
+    /// interposer (`preload/`), not part of the documented API.
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `len` bytes; they are equal or disjoint.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn encrypt_raw(
+        &mut self,
+        key: &Key,
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> Result<(), Error> {
+        // SAFETY: forwarded contract.
+        unsafe { self.crypt_raw(key, Direction::Encrypt, src, dst, len) }
+    }
+
+    /// [`Message::decrypt_to`] on raw pointers, as [`Message::encrypt_raw`].
+    ///
+    /// # Safety
+    /// As for [`Message::encrypt_raw`].
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn decrypt_raw(
+        &mut self,
+        key: &Key,
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> Result<(), Error> {
+        // SAFETY: forwarded contract.
+        unsafe { self.crypt_raw(key, Direction::Decrypt, src, dst, len) }
     }
 }

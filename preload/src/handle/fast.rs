@@ -1,0 +1,173 @@
+//! The calls of one packet on a keyed handle with a message in progress — reset, a 96-bit
+//! IV, one piece of AAD shorter than a block, the data in one call, the full tag — each
+//! without the general path's checks, for the exports' fast paths (`lib.rs`). Each either
+//! does exactly what the general method does for that state and those arguments, or
+//! returns `None` (`false`) having changed nothing, and the caller takes the general method.
+
+use super::tag::TagIv;
+use super::{status, Dir, GcmHandle};
+use stitchgcm::Error;
+
+/// Bits of [`GcmHandle::flags`].
+const KEY_MARK: u64 = 1 << 8;
+const TAGGED: u64 = 1 << 16;
+const DATA_STARTED: u64 = 1 << 24;
+const OVER_LIMIT: u64 = 1 << 32;
+const HAS_IV: u64 = 1 << 40;
+
+impl GcmHandle {
+    /// The eight bytes after the magic as one word (one load where they are adjacent, as
+    /// `GcmHandle` lays them out), so that a fast path tests its flags at once.
+    #[inline(always)]
+    fn flags(&self) -> u64 {
+        u64::from_le_bytes([
+            self.secure as u8,
+            self.key_mark as u8,
+            self.tagged as u8,
+            self.data_started as u8,
+            self.over_limit as u8,
+            self.has_iv as u8,
+            self.unused_without_iv,
+            self.spare,
+        ])
+    }
+
+    /// [`GcmHandle::reset`] after the tag of a message (the usual reset between packets):
+    /// the finished message is left for the next IV or the close to wipe.
+    #[inline(always)]
+    pub fn reset_finished(&mut self) -> bool {
+        if self.flags() & (HAS_IV | TAGGED) != HAS_IV | TAGGED
+            || !matches!(self.tagiv, TagIv::Zero | TagIv::Live)
+            || self.tag_without_iv.is_some()
+        {
+            return false;
+        }
+        self.unused_without_iv = 0;
+        self.has_iv = false;
+        self.tagged = false;
+        self.data_started = false;
+        self.over_limit = false;
+        // SAFETY: a plain write over `Zero` or `Live` (checked above), which own nothing,
+        // so no drop is skipped.
+        unsafe { core::ptr::write(&mut self.tagiv, TagIv::Zero) };
+        true
+    }
+
+    /// [`GcmHandle::setiv`] with a 12-byte IV on a handle with a key, no message in
+    /// progress (none, or a finished one) and no tag kept beside the message (the usual
+    /// state between packets): always applies then.
+    #[inline(always)]
+    pub fn setiv_96(&mut self, iv: &[u8; 12]) -> bool {
+        let Some(key) = self.key.as_ref() else {
+            return false;
+        };
+        // The rare states, whose ending wipes a message, go the general way; so no call is
+        // left on this path.
+        if self.flags() & (HAS_IV | TAGGED) == HAS_IV
+            || !matches!(self.tagiv, TagIv::Zero | TagIv::Live)
+            || self.tag_without_iv.is_some()
+        {
+            return false;
+        }
+        // `unused_without_iv` is left as it is: only read while there is no message, and
+        // written by every call that leaves the handle without one (a rejected setiv,
+        // reset, setctr). `Message::restart` with 96 bits ends the message in place.
+        self.tagged = false;
+        self.data_started = false;
+        self.over_limit = false;
+        let _ = self.msg.restart(key, iv); // a 96-bit IV is never refused
+        self.has_iv = true;
+        self.iv.set_96(iv);
+        // SAFETY: a plain write over `Zero` or `Live` (checked above), which own nothing,
+        // so no drop is skipped.
+        unsafe { core::ptr::write(&mut self.tagiv, TagIv::Live) };
+        true
+    }
+
+    /// [`GcmHandle::authenticate`] of 1..=15 bytes while the message takes AAD.
+    #[inline(always)]
+    pub fn authenticate_short(&mut self, aad: &[u8]) -> bool {
+        // (A message implies a key: `has_iv` is only set by starting one, which needs the
+        // key, and a handle never loses its key.)
+        if self.flags() & (HAS_IV | OVER_LIMIT | TAGGED | DATA_STARTED) != HAS_IV {
+            return false;
+        }
+        // The message's first AAD in one store; any other (refused: nothing changed) goes
+        // the general way, which gives libgcrypt's answer.
+        self.msg.first_short_aad(aad)
+    }
+
+    /// [`GcmHandle::crypt`] on a keyed handle with a message in progress, `src` and `out`
+    /// equal or disjoint, non-NULL, `len` ≤ the room in `out`.
+    ///
+    /// # Safety
+    /// `src` readable and `out` writable for `len` bytes.
+    #[inline(always)]
+    pub unsafe fn crypt_fast(
+        &mut self,
+        dir: Dir,
+        out: *mut u8,
+        src: *const u8,
+        len: usize,
+    ) -> Option<u32> {
+        if self.flags() & (KEY_MARK | HAS_IV | OVER_LIMIT | TAGGED) != KEY_MARK | HAS_IV {
+            return None;
+        }
+        let key = self.key.as_ref()?;
+        let (s, d) = (src as usize, out as usize);
+        if s != d && (s.wrapping_sub(d) < len || d.wrapping_sub(s) < len) {
+            return None; // overlapping: the general path copies the input first
+        }
+        self.data_started = true;
+        // SAFETY: `src` readable and `out` writable for `len` bytes (caller's contract),
+        // equal or disjoint (checked).
+        let r = unsafe {
+            match dir {
+                Dir::Encrypt => self.msg.encrypt_raw(key, src, out, len),
+                Dir::Decrypt => self.msg.decrypt_raw(key, src, out, len),
+            }
+        };
+        // With a message in progress the one refusal is the data limit, which changes
+        // nothing in the message; libgcrypt then keeps refusing until the next IV.
+        if matches!(r, Err(Error::InvalidLength)) {
+            self.over_limit = true;
+        }
+        Some(status(r))
+    }
+
+    /// [`GcmHandle::gettag`] of the full tag that the message's one-pass data call
+    /// computed (`Message::provisional_tag`), with no tag mask kept beside the message.
+    #[inline(always)]
+    pub fn gettag_full(&mut self, out: &mut [u8; 16]) -> bool {
+        if self.flags() & (HAS_IV | OVER_LIMIT) != HAS_IV
+            || !matches!(self.tagiv, TagIv::Zero | TagIv::Live)
+        {
+            return false;
+        }
+        if !self.msg.provisional_tag(out) {
+            return false;
+        }
+        self.tagged = true;
+        // SAFETY: a plain write over `Zero` or `Live` (checked above), which own nothing,
+        // so no drop is skipped.
+        unsafe { core::ptr::write(&mut self.tagiv, TagIv::Zero) };
+        true
+    }
+
+    /// [`GcmHandle::checktag`] of 4, 8 or 12..=16 bytes (the caller checked the length)
+    /// against a message in progress or finished, with no tag mask kept beside it.
+    #[inline(always)]
+    pub fn checktag_fast(&mut self, tag: &[u8]) -> Option<u32> {
+        if self.flags() & (HAS_IV | OVER_LIMIT) != HAS_IV
+            || !matches!(self.tagiv, TagIv::Zero | TagIv::Live)
+        {
+            return None;
+        }
+        let key = self.key.as_ref()?;
+        self.tagged = true;
+        // SAFETY: a plain write over `Zero` or `Live` (checked above), which own nothing,
+        // so no drop is skipped.
+        unsafe { core::ptr::write(&mut self.tagiv, TagIv::Zero) };
+        Some(status(self.msg.verify(key, tag)))
+    }
+}
