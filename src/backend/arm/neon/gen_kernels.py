@@ -575,7 +575,7 @@ use core::mem::offset_of;
 
 CONTRACTS = {
     'loop': f"""`k` points to the bit-sliced round keys (1920 bytes), `h` to the H powers, `c` to
-/// `CONSTS` (run.rs), `s` to a 16-byte aligned scratch buffer of {SCRATCH_BYTES} bytes whose first
+/// `CONSTS` (run.rs), `s` to a 16-byte aligned scratch buffer of 16 + `GROUP_SPILL_BYTES` bytes whose first
 /// 16 bytes hold the counter (native lanes), `y` to the GHASH state (vrev64 form);
 /// `src`/`dst` hold `16 * n` bytes (GHASH: `src` only), `n` a positive multiple of 8.""",
     'vperm': """`k` points to the vector-permute round keys (240 bytes, key.rs), `c` to `VCONSTS`
@@ -702,12 +702,16 @@ def spill_table(spills):
     if len(vp) + 60 > 100:
         vp = ''.join(f'\n    {r},' for r in rows) + '\n'
     gs = ', '.join(str(spills[f'kernel_ghash_short{t}']) for t in range(1, 9))
+    group = max(v for k, v in spills.items() if k == 'kernel_ghash' or k.split('_')[1] in ('ctr', 'enc', 'dec'))
     return f'''
 /// Bytes of the scratch buffer after the counter that `kernel_vperm{{lanes}}_aes{{bits}}`
 /// writes (spilled state), by key size (128, 192, 256) and lanes − 1.
 pub(super) const VPERM_SPILL_BYTES: [[usize; {len(VPERM_LANES)}]; 3] = [{vp}];
 /// The same for `kernel_ghash_short{{blocks}}`, by blocks − 1.
 pub(super) const GHASH_SHORT_SPILL_BYTES: [usize; 8] = [{gs}];
+/// The most any group kernel (`kernel_{{ctr,enc,dec}}_aes{{bits}}`, `kernel_ghash`) writes
+/// after the counter, so that its callers size and wipe their scratch block to it.
+pub(super) const GROUP_SPILL_BYTES: usize = {group};
 /// Data blocks of the largest message kernel (`kernel_seal{{blocks}}_aes{{bits}}`).
 pub(super) const MSG_BLOCKS: usize = {MSG_BLOCKS};
 '''

@@ -235,13 +235,16 @@ impl<const W: usize> SmallScratch<W> {
     }
 }
 
-/// Spill area and counter of one kernel call (layout: `S_*` in `neon_prog.py`).
+/// Counter and spill area of one group kernel call (layout: `S_*` in `neon_prog.py`):
+/// as large as the most any of them spills, and wiped that far.
 #[repr(C, align(16))]
-struct Scratch([u64; 128]);
+struct Scratch([u64; SCRATCH_WORDS]);
+
+const SCRATCH_WORDS: usize = 2 + kernels::GROUP_SPILL_BYTES.div_ceil(8);
 
 impl Scratch {
     fn new(ctr: &[u8; 16]) -> Scratch {
-        let mut s = Scratch([0; 128]);
+        let mut s = Scratch([0; SCRATCH_WORDS]);
         s.0[..2].copy_from_slice(&Scratch::new_words(ctr));
         s
     }
@@ -423,7 +426,7 @@ impl NeonKey {
     /// # Safety
     /// `data` holds `128 * groups` bytes; `groups` > 0.
     pub(super) unsafe fn ghash_groups(&self, y: &mut [u8; 16], data: *const u8, groups: usize) {
-        let mut s = Scratch([0; 128]);
+        let mut s = Scratch::new(&[0; 16]);
         let mut yr = rev64(y);
         // SAFETY: as in `run`; the GHASH kernel touches neither key nor dst.
         unsafe {
