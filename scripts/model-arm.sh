@@ -27,10 +27,14 @@
 #                        whole-call model: the instruction stream of one warm call (setiv +
 #                        AAD + data + tag), traced under qemu with a TCG plugin and priced by
 #                        llvm-mca -iterations=1, for stitchgcm and Debian's arm64 nettle,
-#                        libgcrypt and OpenSSL (table WHOLE_CALLS below; method in
-#                        scripts/whole-call/whole-call.py and docs/modeling.md). --check also
+#                        libgcrypt and OpenSSL, and GnuTLS's per-record nettle calls on
+#                        Debian's libnettle and with libstitchgcm preloaded (table
+#                        WHOLE_CALLS below; method in scripts/whole-call/whole-call.py and
+#                        docs/modeling.md; the preloaded and nettle cells print their
+#                        instructions' share in libstitchgcm / libnettle). --check also
 #                        checks the structure (markers, tags, crypto instructions, the 8 KiB
-#                        loop slice against the loop model within 2%) and fails on a problem;
+#                        loop slice against the loop model within 2%, where the calls ran)
+#                        and fails on a problem (rows with check-sizes= trace only those);
 #                        --only runs some rows; --cpus keeps some llvm-mca CPUs;
 #                        --profile BITS:BYTES[,...] adds, for those cells, the cycles per
 #                        function (scripts/whole-call/profile.py)
@@ -118,12 +122,16 @@ TABLE
 # -cpu neoverse-n1 priced on neoverse-n1, -cpu cortex-a72 on cortex-a72 = LLVM's A57 model;
 # a32: qemu-arm -cpu cortex-a15 priced on cortex-a57, triple armv8a).  impl: a label the
 # benchmark registers (bench/gcm/impl-*.c: stitchgcm/<backend>, nettle, libgcrypt,
-# openssl); entry: the slot traced, seal (handle API: setiv + AAD + encrypt + tag),
-# seal_keyed (keyed one-shot), seal_rfc4106, or sgcm_seal (raw-key one-shot); keys and
-# sizes: comma lists (bits, bytes); iv, aad: bytes; expect: mnemonics the stream of every
-# call must contain (at least one per block, aese one per block and round), !m = must not;
-# env: VAR=value[,...] for the traced process, - for none; an entry -cpu=NAME traces under
-# that qemu CPU instead of the target's (AArch32 rows that need the crypto extensions: max).
+# openssl; nettle->stitchgcm = nettle's label in a process with libstitchgcm preloaded);
+# entry: the slot traced, seal (handle API: setiv + AAD + encrypt + tag), seal_keyed (keyed
+# one-shot), seal_rfc4106, sgcm_seal (raw-key one-shot), gnutls / gnutls_open (nettle's
+# calls as GnuTLS makes them per record, encrypt / decrypt + tag compare), or open (handle
+# API decryption); keys and sizes: comma lists (bits, bytes); iv, aad: bytes; expect:
+# mnemonics the stream of every call must contain (at least one per block, aese one per
+# block and round), !m = must not; env: VAR=value[,...] for the traced process, - for none;
+# an entry -cpu=NAME traces under that qemu CPU instead of the target's (AArch32 rows that
+# need the crypto extensions: max); LD_PRELOAD=@stitchgcm preloads the target's
+# libstitchgcm; check-sizes=N,... keeps only those sizes under --check (the test suite).
 WHOLE_CALLS=$(cat <<'TABLE'
 # id            target impl                   entry     keys    sizes               iv aad expect           env
 stitchgcm       a64    stitchgcm/aarch64-ce   seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
@@ -149,8 +157,34 @@ arm-ce-esp      a32    stitchgcm/arm-ce       seal      128,256 1420            
 openssl-a32-esp a32    openssl                seal      128,256 1420                12 8   aese,vmull       -cpu=max
 arm-ce-esp-4106 a32    stitchgcm/arm-ce       seal_rfc4106 160,288 1420            8  8   aese,vmull       -cpu=max
 arm-ce-esp-keyed a32   stitchgcm/arm-ce       seal_keyed   128,256 1420            12 8   aese,vmull       -cpu=max
-# rows to come, one line each once the call exists (the driver reports a NULL slot as unavailable):
-#   nettle-a32      a32  nettle                 seal         128,256 16,64,256,1420,8192 12 13 -     -     # needs Debian's armhf peers in .deps/armhf
+# The path users actually run: GnuTLS's per-record calls into nettle's ABI (entries gnutls =
+# encrypt, gnutls_open = decrypt + constant-time tag compare; bench/gcm/impl-nettle.c), on
+# Debian's real libnettle and with libstitchgcm preloaded (LD_PRELOAD=@stitchgcm: the
+# target's build; the driver's nettle row is then "nettle->stitchgcm"). Every cell of these
+# rows reports its instructions' share in libstitchgcm and in libnettle (and --check fails a
+# preloaded cell that did not run in libstitchgcm, or a real one that did). The backends are
+# forced (STITCHGCM_IMPL) so that each column is what its title says.
+gnutls          a64    nettle                 gnutls       128,256 16,64,256,1420,8192 12 13 aese,pmull  check-sizes=16,1420
+gnutls-open     a64    nettle                 gnutls_open  128,256 16,64,256,1420,8192 12 13 aese,pmull  check-sizes=16,1420
+gnutls-pre      a64    nettle->stitchgcm      gnutls       128,256 16,64,256,1420,8192 12 13 aese,pmull  LD_PRELOAD=@stitchgcm,STITCHGCM_IMPL=aarch64-ce,check-sizes=16,1420
+gnutls-pre-open a64    nettle->stitchgcm      gnutls_open  128,256 16,64,256,1420,8192 12 13 aese,pmull  LD_PRELOAD=@stitchgcm,STITCHGCM_IMPL=aarch64-ce,check-sizes=16,1420
+# AArch64 without the crypto extensions (some Cortex-A53/A55 SoCs): nettle's portable C
+# (NETTLE_FAT_OVERRIDE=none; checked by hand with NETTLE_FAT_VERBOSE=1 under -cpu
+# neoverse-n1: "libnettle: cpu features:" with nothing after it and no "enabling" line,
+# where without the override it enables its AES, PMULL, SHA-1 and SHA-256 code) against
+# aarch64-neon preloaded
+gnutls-c        a64    nettle                 gnutls       128,256 16,64,256,1420,8192 12 13 !aese,!pmull NETTLE_FAT_OVERRIDE=none,check-sizes=16
+gnutls-c-open   a64    nettle                 gnutls_open  128,256 16,64,256,1420,8192 12 13 !aese,!pmull NETTLE_FAT_OVERRIDE=none,check-sizes=16
+gnutls-neon-pre a64    nettle->stitchgcm      gnutls       128,256 16,64,256,1420,8192 12 13 pmull,!aese LD_PRELOAD=@stitchgcm,STITCHGCM_IMPL=aarch64-neon,check-sizes=16
+gnutls-neon-pre-open a64 nettle->stitchgcm    gnutls_open  128,256 16,64,256,1420,8192 12 13 pmull,!aese LD_PRELOAD=@stitchgcm,STITCHGCM_IMPL=aarch64-neon,check-sizes=16
+# ARMv7 (qemu-arm -cpu cortex-a15, priced as A57): Debian's armhf libnettle8 told what a
+# real Cortex-A15 reports (qemu-arm shows the guest the host's /proc/cpuinfo, where nettle
+# finds no ARM features): ARMv7 + NEON selects its ARMv6 table AES; its GHASH is C (nettle
+# 3.8 has no AArch32 GHASH code, no vmull.p64 or vmull.p8), against arm-neon preloaded
+gnutls-a32      a32    nettle                 gnutls       128,256 16,64,256,1420,8192 12 13 !aese,!vmull NETTLE_FAT_OVERRIDE=arch:7,neon,check-sizes=16
+gnutls-a32-open a32    nettle                 gnutls_open  128,256 16,64,256,1420,8192 12 13 !aese,!vmull NETTLE_FAT_OVERRIDE=arch:7,neon,check-sizes=16
+gnutls-a32-pre  a32    nettle->stitchgcm      gnutls       128,256 16,64,256,1420,8192 12 13 vmull,vtbl,!aese LD_PRELOAD=@stitchgcm,STITCHGCM_IMPL=arm-neon,check-sizes=16
+gnutls-a32-pre-open a32 nettle->stitchgcm     gnutls_open  128,256 16,64,256,1420,8192 12 13 vmull,vtbl,!aese LD_PRELOAD=@stitchgcm,STITCHGCM_IMPL=arm-neon,check-sizes=16
 TABLE
 )
 

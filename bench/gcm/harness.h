@@ -56,6 +56,8 @@ enum rowset_call {
   CALL_SEAL,         /* seal(): setiv + AAD + encrypt + gettag through the handle API */
   CALL_SEAL_KEYED,   /* seal_keyed(): the whole message in one call */
   CALL_SEAL_RFC4106, /* seal_rfc4106() on a handle keyed with AES key + salt */
+  CALL_SEAL_GNUTLS,  /* seal_gnutls(): nettle's calls as GnuTLS makes them per record */
+  CALL_OPEN_GNUTLS,  /* open_gnutls() with a tag that fails (bench-slope's GCM dec does) */
 };
 #define MAXSIZES 16
 struct rowset {
@@ -74,7 +76,7 @@ struct rowset {
 };
 extern const struct rowset rowsets[];
 extern const size_t nrowsets;
-#define MAXROWSETS 8
+#define MAXROWSETS 10
 int rowset_supported(const struct rowset *rs, const struct impl *p);
 int rowset_measured_anywhere(const struct rowset *rs);
 int rowset_selected(const struct rowset *rs); /* by --rowsets */
@@ -84,7 +86,7 @@ extern const uint8_t rowset_aad[16];
 struct rowset_runner {
   run_fn run;
   void *ctx;
-  struct { seal_fn seal; void *handle; const struct rowset *rs; } bound;
+  struct { seal_fn seal; open_fn open; void *handle; const struct rowset *rs; } bound;
 };
 void rowset_runner(const struct rowset *rs, const struct impl *p, void *handle,
                    struct rowset_runner *r);
@@ -127,6 +129,8 @@ struct result {
 };
 extern struct result res[MAXIMPL];
 void run_worker(int i);
+void serve_worker(const char *label, int fd); /* --worker LABEL FD (a preloaded worker) */
+extern char **bench_argv;                     /* main's argv, for that exec */
 void keep_best(struct result *best, const struct result *r, int first);
 
 /* report.c */

@@ -36,6 +36,13 @@ typedef int (*open_fn)(void *ctx, const uint8_t *iv, size_t ivlen, const uint8_t
                        size_t alen, const uint8_t *in, uint8_t *out, size_t len,
                        const uint8_t tag[16]);
 
+/* A range of a handle's memory, for the footprint report (layout, below). */
+struct impl_range {
+  const char *kind; /* "key": what the key fixes; "state": the message's */
+  const void *addr;
+  size_t len;
+};
+
 struct impl {
   char label[64];      /* the column and row name, e.g. "stitchgcm/soft", "nettle" */
   const char *backend; /* stitchgcm only: the STITCHGCM_IMPL value its worker sets */
@@ -55,6 +62,20 @@ struct impl {
    * seal_rfc4106 against draft-mcgrew-gcm-test-01 and against seal with nonce salt || IV): */
   seal_fn seal_keyed;   /* a whole message in one call on a keyed handle (sgcm_aead_seal) */
   seal_fn seal_rfc4106; /* RFC 4106: 8-byte explicit IV, the salt kept by setup() */
+  /* nettle's API as GnuTLS drives it per TLS record (nettle family only; check.c checks
+   * them against seal and open_): gcm_aesNNN_set_iv, gcm_aesNNN_update, the generic
+   * gcm_encrypt/gcm_decrypt(&ctx->gcm, &ctx->key, &ctx->cipher, nettle_aesNNN_encrypt, ...),
+   * gcm_aesNNN_digest; open_gnutls then compares the tag in constant time, as GnuTLS does
+   * itself. One sequence for bench-gcm's GnuTLS row sets and the whole-call driver. */
+  seal_fn seal_gnutls;
+  open_fn open_gnutls;
+  /* The handle's known ranges (at most 4) for the whole-call driver's --regions (the
+   * footprint report); NULL where the layout is the library's secret. */
+  size_t (*layout)(const void *ctx, struct impl_range *r);
+  /* bench-gcm only: the path of a library the worker must run with LD_PRELOADed (the
+   * implementation is then the same calls in a fresh process of this program with that
+   * library preloaded; worker.c). NULL: the worker runs in a plain fork. */
+  const char *preload;
 };
 
 /* The 12-byte nonce of every timed message (McGrew-Viega's). */
@@ -68,5 +89,11 @@ void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 struct impl *impl_add(const char *label);
 /* Whether the function's code lives in libstitchgcm (an interposer won the symbol lookup). */
 int impl_lands_in_stitchgcm(void *fn);
+/* Set by bench-gcm (main.c) before the families register: they may add implementations
+ * that run with libstitchgcm preloaded (struct impl's preload). The whole-call driver leaves
+ * it 0: its traced process is preloaded by qemu's environment instead. */
+extern int impl_preload_rows;
+/* The path of the libstitchgcm this program loaded (what such a row preloads), or NULL. */
+const char *impl_stitchgcm_so(void);
 
 #endif

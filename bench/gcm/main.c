@@ -11,7 +11,8 @@
  * fixed sizes, one table per row set (rowsets.c: tcrypt's own, TLS records, ...).
  *
  * Every implementation (registry.c; one impl-<library>.c each) runs in a forked worker
- * (worker.c) that checks it (check.c) and times it; the parent prints the tables, a check
+ * (worker.c; "nettle->stitchgcm" in this program re-executed with libstitchgcm preloaded,
+ * the nettle drop-in as deployed) that checks it (check.c) and times it; the parent prints the tables, a check
  * line per implementation (the same ciphertexts and tags across all of them, and three
  * McGrew-Viega known answers), the CSV and the SVG chart (chart.c).
  *
@@ -40,9 +41,10 @@ static void usage(void) {
        "                 [--interleaved] [--tcrypt-lines] [--no-slope] [--rowsets LIST]\n"
        "                 [--cold-mb N] [--rounds N]\n"
        "  Prints bench-slope tables (GCM enc/dec/auth) and tcrypt-style tables (tcrypt's\n"
-       "  sizes; TLS records with 13-byte AAD; ESP packets, as plain GCM and as RFC 4106,\n"
-       "  with 8-byte AAD) for stitchgcm (each backend) and the peers it\n"
-       "  was built with; writes DIR/bench-gcm.csv and DIR/bench-gcm.svg (default DIR: .).\n"
+       "  sizes; TLS records with 13-byte AAD, also through nettle's API as GnuTLS makes\n"
+       "  them, encrypted and decrypted; ESP packets, as plain GCM and as RFC 4106, with\n"
+       "  8-byte AAD) for stitchgcm (each backend) and the peers it was built with;\n"
+       "  writes DIR/bench-gcm.csv and DIR/bench-gcm.svg (default DIR: .).\n"
        "  --csv prints the CSV on stdout instead of tables.\n"
        "  --interleaved: time the repetitions in passes over all sizes instead of each size's\n"
        "  back to back (bench-slope's order, the default); steadier on a loaded machine, but\n"
@@ -57,6 +59,8 @@ static void usage(void) {
        "  of a shared machine then has to cover every round of one implementation to show.\n"
        "  --only STR: the implementations whose label contains STR (=STR: exactly STR).\n"
        "  STITCHGCM_IMPL=<name> narrows stitchgcm to that backend.\n"
+       "  nettle->stitchgcm: nettle's calls in a process of this program started with\n"
+       "  LD_PRELOAD=libstitchgcm (--worker LABEL FD is that process's internal option).\n"
        "  STITCHGCM_BENCH_EMULATED=1|0 overrides the emulation check.");
 }
 
@@ -76,11 +80,19 @@ static unsigned parse_algos(const char *arg) {
   return set;
 }
 
+char **bench_argv;
+/* --worker LABEL FD: this process is a preloaded implementation's worker (worker.c). */
+static const char *worker_label;
+static int worker_fd = -1;
+
 /* Returns -1 to go on, else the exit status. */
 static int parse_options(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--csv")) opt.csv = 1;
+    if (!strcmp(a, "--worker") && i + 2 < argc) {
+      worker_label = argv[++i];
+      worker_fd = atoi(argv[++i]);
+    } else if (!strcmp(a, "--csv")) opt.csv = 1;
     else if (!strcmp(a, "--quick")) opt.quick = 1;
     else if (!strcmp(a, "--repetitions") && i + 1 < argc) opt.repetitions = atoi(argv[++i]);
     else if (!strcmp(a, "--max-tries") && i + 1 < argc) opt.max_tries = atoi(argv[++i]);
@@ -110,6 +122,7 @@ static int parse_options(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  bench_argv = argv;
   int status = parse_options(argc, argv);
   if (status >= 0) return status;
 
@@ -122,7 +135,14 @@ int main(int argc, char **argv) {
     if (opt.repetitions > 2) opt.repetitions = 2;
   }
 
+  /* Rows with libstitchgcm preloaded re-exec this program, which qemu-user cannot do
+   * without binfmt_misc; emulated timings mean nothing anyway. */
+  impl_preload_rows = !opt.emulated;
   impl_discover();
+  if (worker_label) {
+    serve_worker(worker_label, worker_fd);
+    return 0;
+  }
   if (nimpl == 0) die("nothing to benchmark");
 
   char subtitle[512];

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stitchgcm.h>
+
 void stitchgcm_register(void);
 void nettle_register(void);
 void gcrypt_register(void);
@@ -54,6 +56,16 @@ struct impl *impl_add(const char *label) {
   memset(p, 0, sizeof *p);
   snprintf(p->label, sizeof p->label, "%s", label);
   return p;
+}
+
+int impl_preload_rows;
+
+const char *impl_stitchgcm_so(void) {
+  Dl_info info;
+  return dladdr((void *)&sgcm_strerror, &info) && info.dli_fname &&
+                 strstr(info.dli_fname, "stitchgcm")
+             ? info.dli_fname
+             : NULL;
 }
 
 int impl_lands_in_stitchgcm(void *fn) {

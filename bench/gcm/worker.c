@@ -5,7 +5,10 @@
  * fresh process with the variable set, and the peers get the same treatment so that no run
  * inherits another's cache/heap state. The worker checks the implementation (check.c), then
  * for each key size times bench-slope's three operations and every row set, and writes raw
- * figures on the pipe, one line each:
+ * figures on the pipe, one line each. An implementation with a preload library (the nettle
+ * drop-in as deployed, "nettle->stitchgcm") is not run in the fork itself: the fork execs
+ * this program again with LD_PRELOAD set and --worker LABEL FD, and that process, whose
+ * symbol lookup the preloaded library won, runs the worker for LABEL on the same pipe:
  *   C <fingerprint> <failures> <messages> <version>
  *   S <algo> <mode> <ns/B> <GHz> <GHz before/after difference>
  *   T <row set> <algo> <size index> <ns/message> <GHz>
@@ -99,6 +102,36 @@ static void worker(const struct impl *p, FILE *out) {
   free(raw);
 }
 
+/* The preloaded process's side (main.c's --worker LABEL FD). */
+void serve_worker(const char *label, int fd) {
+  for (int i = 0; i < nimpl; i++) {
+    if (strcmp(impls[i].label, label)) continue;
+    FILE *out = fdopen(fd, "w");
+    if (!out) die("--worker: fd %d: %s", fd, strerror(errno));
+    worker(&impls[i], out);
+    fclose(out);
+    return;
+  }
+  die("--worker: no implementation %s in this process (was the library preloaded?)", label);
+}
+
+/* In the fork: this program again, with the library preloaded (the options as given, so
+ * that it measures what the parent asked for). */
+static void exec_preloaded(const struct impl *p, int fd) {
+  char fdarg[16];
+  int n = 0;
+  while (bench_argv[n]) n++;
+  char **argv = calloc((size_t)n + 4, sizeof *argv);
+  if (!argv) _exit(2);
+  for (int k = 0; k < n; k++) argv[k] = bench_argv[k];
+  snprintf(fdarg, sizeof fdarg, "%d", fd);
+  argv[n] = "--worker", argv[n + 1] = (char *)p->label, argv[n + 2] = fdarg;
+  if (setenv("LD_PRELOAD", p->preload, 1)) _exit(2);
+  execv("/proc/self/exe", argv);
+  fprintf(stderr, "bench-gcm: %s: exec with LD_PRELOAD: %s\n", p->label, strerror(errno));
+  _exit(2);
+}
+
 void run_worker(int i) {
   int fd[2];
   fflush(stdout);
@@ -107,6 +140,7 @@ void run_worker(int i) {
   if (pid < 0) die("fork: %s", strerror(errno));
   if (pid == 0) {
     close(fd[0]);
+    if (impls[i].preload) exec_preloaded(&impls[i], fd[1]);
     FILE *out = fdopen(fd[1], "w");
     if (!out) _exit(2);
     worker(&impls[i], out);

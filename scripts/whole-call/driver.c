@@ -8,12 +8,19 @@
  *   seal_keyed    a whole message in one call on a keyed handle (filled once it exists)
  *   seal_rfc4106  RFC 4106, 8-byte explicit IV (filled once it exists)
  *   sgcm_seal     stitchgcm's raw-key one-shot (expands the key on every call)
- *   gnutls        nettle's API as GnuTLS drives it (nettle labels): gcm_aesNNN_set_iv,
- *                 gcm_aesNNN_update, the generic gcm_encrypt(..., nettle_aesNNN_encrypt, ...)
- *                 and gcm_aesNNN_digest (run with LD_PRELOAD=libstitchgcm.so, stitchgcm's)
+ *   gnutls        nettle's API as GnuTLS drives it per record (nettle labels; impl.h's
+ *                 seal_gnutls, impl-nettle.c): gcm_aesNNN_set_iv, gcm_aesNNN_update, the
+ *                 generic gcm_encrypt(..., nettle_aesNNN_encrypt, ...), gcm_aesNNN_digest
+ *                 (run with LD_PRELOAD=libstitchgcm.so, the label is "nettle->stitchgcm")
+ *   gnutls_open   the same record decrypted (open_gnutls): gcm_decrypt instead, then the
+ *                 constant-time compare with the tag
+ *   open          the handle API's decryption (open_)
  * For each key size and message size it runs the call a few times on the same context and
  * buffers, then once more between the trace plugin's marker instructions (trace-plugin.c),
- * so lazy binding, first-use initialisation and cold paths are outside the window.
+ * so lazy binding, first-use initialisation and cold paths are outside the window. An
+ * opening entry decrypts what the implementation's matching sealing call made before the
+ * first of them (outside every window), so each traced call has a tag that verifies; the
+ * driver stops if one is refused, and prints that tag, which is the sealing call's.
  *
  * usage: driver --impl LABEL [--entry SLOT] [--keys 128,256] [--sizes 16,64] [--iv 12]
  *               [--aad 13] [--warm 3] [--regions PATH]
@@ -60,58 +67,6 @@ static void raw_key_seal(void *c, const uint8_t *iv, size_t ivlen, const uint8_t
   if (e) die("sgcm_seal: %s", sgcm_strerror(e));
 }
 
-#ifdef HAVE_NETTLE
-#include <nettle/aes.h>
-#include <nettle/gcm.h>
-
-/* The gnutls entry: GnuTLS's nettle back end keys with gcm_aesNNN_set_key and encrypts
- * with the generic gcm_encrypt over the context's own gcm, key and cipher fields. */
-union gnutls_ctx {
-  struct gcm_aes128_ctx a128;
-  struct gcm_aes256_ctx a256;
-};
-static size_t gnutls_keylen;
-static void *gnutls_setup(const uint8_t *key, size_t keylen) {
-  union gnutls_ctx *c = aligned_alloc(64, (sizeof *c + 63) / 64 * 64);
-  if (!c || (keylen != 16 && keylen != 32)) die("gnutls entry: AES-128 or AES-256 only");
-  gnutls_keylen = keylen;
-  if (keylen == 16) gcm_aes128_set_key(&c->a128, key);
-  else gcm_aes256_set_key(&c->a256, key);
-  return c;
-}
-static void gnutls_seal(void *v, const uint8_t *iv, size_t ivlen, const uint8_t *aad,
-                        size_t alen, const uint8_t *in, uint8_t *out, size_t len,
-                        uint8_t tag[16]) {
-  union gnutls_ctx *c = v;
-  if (gnutls_keylen == 16) {
-    gcm_aes128_set_iv(&c->a128, ivlen, iv);
-    gcm_aes128_update(&c->a128, alen, aad);
-    gcm_encrypt(&c->a128.gcm, &c->a128.key, &c->a128.cipher,
-                (nettle_cipher_func *)nettle_aes128_encrypt, len, out, in);
-    gcm_aes128_digest(&c->a128, 16, tag);
-  } else {
-    gcm_aes256_set_iv(&c->a256, ivlen, iv);
-    gcm_aes256_update(&c->a256, alen, aad);
-    gcm_encrypt(&c->a256.gcm, &c->a256.key, &c->a256.cipher,
-                (nettle_cipher_func *)nettle_aes256_encrypt, len, out, in);
-    gcm_aes256_digest(&c->a256, 16, tag);
-  }
-}
-/* Its layout: the key material (GHASH table and AES schedule) and the message state. */
-static size_t gnutls_ranges(const void *v, struct region *r) {
-  const union gnutls_ctx *c = v;
-  if (gnutls_keylen == 16) {
-    r[0] = (struct region){"key", &c->a128.key, sizeof c->a128.key};
-    r[1] = (struct region){"key", &c->a128.cipher, sizeof c->a128.cipher};
-    r[2] = (struct region){"state", &c->a128.gcm, sizeof c->a128.gcm};
-  } else {
-    r[0] = (struct region){"key", &c->a256.key, sizeof c->a256.key};
-    r[1] = (struct region){"key", &c->a256.cipher, sizeof c->a256.cipher};
-    r[2] = (struct region){"state", &c->a256.gcm, sizeof c->a256.gcm};
-  }
-  return 3;
-}
-#endif
 
 static size_t parse_list(const char *s, size_t *v) {
   size_t n = 0;
@@ -135,11 +90,11 @@ int main(int argc, char **argv) {
   size_t keys[MAXLIST] = {128, 256}, nkeys = 2;
   size_t sizes[MAXLIST] = {16, 64, 256, 1420, 8192}, nsizes = 5;
   size_t ivlen = 12, aadlen = 13, warm = 3, maxlen = 0, window = 0, i, k, s;
-  uint8_t key[64], iv[64], aad[256], tag[16], *in, *out;
+  uint8_t key[64], iv[64], aad[256], tag[16], *in, *out, *ct;
   const struct impl *p = NULL;
   void *(*setup)(const uint8_t *, size_t);
-  size_t (*ranges)(const void *, struct region *) = NULL;
   seal_fn seal;
+  open_fn open = NULL; /* an opening entry: the call traced; seal then makes its input */
   char version[128] = "?";
 
   for (i = 1; i + 1 < (size_t)argc; i += 2) {
@@ -170,17 +125,18 @@ int main(int argc, char **argv) {
   else if (!strcmp(slot, "seal_rfc4106")) seal = p->seal_rfc4106;
   else if (!strcmp(slot, "sgcm_seal") && !strncmp(label, "stitchgcm/", 10))
     setup = raw_key_setup, seal = raw_key_seal;
-#ifdef HAVE_NETTLE
-  else if (!strcmp(slot, "gnutls") && !strncmp(label, "nettle", 6))
-    setup = gnutls_setup, seal = gnutls_seal, ranges = gnutls_ranges;
-#endif
+  else if (!strcmp(slot, "gnutls")) seal = p->seal_gnutls;
+  else if (!strcmp(slot, "gnutls_open")) seal = p->seal_gnutls, open = p->open_gnutls;
+  else if (!strcmp(slot, "open")) seal = p->seal, open = p->open_;
   else die("unknown entry %s for %s", slot, label);
+  if (!open && strstr(slot, "open")) seal = NULL; /* no opening call: unavailable */
   printf("version %s %s\n", label, version);
 
   for (s = 0; s < nsizes; s++)
     if (sizes[s] > maxlen) maxlen = sizes[s];
   in = xalloc(maxlen + 1);
   out = xalloc(maxlen + 1);
+  ct = xalloc(maxlen + 1);
   /* fixed, unremarkable inputs: every implementation sees the same bytes */
   for (i = 0; i < sizeof key; i++) key[i] = (uint8_t)(i * 7 + 1);
   for (i = 0; i < sizeof iv; i++) iv[i] = (uint8_t)(0xc0 + i);
@@ -195,21 +151,35 @@ int main(int argc, char **argv) {
     }
     ctx = setup(key, keys[k] / 8);
     for (s = 0; s < nsizes; s++) {
-      for (i = 0; i < warm; i++) seal(ctx, iv, ivlen, aad, aadlen, in, out, sizes[s], tag);
-      WC_MARK_START();
-      seal(ctx, iv, ivlen, aad, aadlen, in, out, sizes[s], tag);
-      WC_MARK_STOP();
+      int ok = 1;
+      if (open) { /* the record to open and its tag, made before the warm-up */
+        seal(ctx, iv, ivlen, aad, aadlen, in, ct, sizes[s], tag);
+        for (i = 0; i < warm; i++) ok &= open(ctx, iv, ivlen, aad, aadlen, ct, out, sizes[s], tag);
+        WC_MARK_START();
+        ok &= open(ctx, iv, ivlen, aad, aadlen, ct, out, sizes[s], tag);
+        WC_MARK_STOP();
+        if (!ok || memcmp(out, in, sizes[s])) die("%s %s refused its own record", label, slot);
+      } else {
+        for (i = 0; i < warm; i++) seal(ctx, iv, ivlen, aad, aadlen, in, out, sizes[s], tag);
+        WC_MARK_START();
+        seal(ctx, iv, ivlen, aad, aadlen, in, out, sizes[s], tag);
+        WC_MARK_STOP();
+      }
       if (regions_on()) {
-        struct region bufs[] = {{"iv", iv, ivlen}, {"aad", aad, aadlen}, {"in", in, sizes[s]},
-                                {"out", out, sizes[s]}, {"tag", tag, 16}, {"ctx", ctx, 0}},
+        struct region bufs[] = {{"iv", iv, ivlen}, {"aad", aad, aadlen},
+                                {"in", open ? ct : in, sizes[s]}, {"out", out, sizes[s]},
+                                {"tag", tag, 16}, {"ctx", ctx, 0}},
                       known[4];
-        regions_window(window + 1, bufs, 6, known, ranges ? ranges(ctx, known) : 0);
+        struct impl_range r[4];
+        size_t n = setup == p->setup && p->layout ? p->layout(ctx, r) : 0;
+        for (i = 0; i < n; i++) known[i] = (struct region){r[i].kind, r[i].addr, r[i].len};
+        regions_window(window + 1, bufs, 6, known, n);
       }
       printf("window %zu %s %zu %zu %zu %zu ", ++window, slot, keys[k], ivlen, aadlen, sizes[s]);
       for (i = 0; i < 16; i++) printf("%02x", tag[i]);
       printf("\n");
     }
-    if (setup == raw_key_setup || ranges) free(ctx);
+    if (setup == raw_key_setup) free(ctx);
     else if (p->teardown) p->teardown(ctx);
   }
   regions_close();

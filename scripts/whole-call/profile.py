@@ -8,6 +8,8 @@
 # a run of consecutive instructions of one function is charged the retire cycles between the
 # previous run's last retirement and its own: the functions' shares add up to the whole
 # call. A function called several times is summed; "calls" counts its entries.
+# The same placement gives each traced instruction its file (Objects.shares), which is how
+# whole-call.py shows that a preloaded row's calls ran in libstitchgcm.
 import collections
 import os
 import re
@@ -47,14 +49,14 @@ class Objects:
             if len(f) == 4 and f[2].lower() in ('t', 'w'):
                 syms.append((int(f[0], 16), int(f[1], 16), RUST_HASH.sub('', f[3])))
         syms = sorted(set(syms))
-        self.files[path] = (where, syms)
+        self.files[path] = (where, syms, [(addr, addr + size) for addr, _, size in secs])
         return self.files[path]
 
-    def place(self, paths, seq):
-        """-> [(base, name, syms)] for the files whose words the stream contains."""
-        placed = []
+    def bases(self, paths, seq):
+        """-> [(base, path)] for the files whose words the stream contains."""
+        out = []
         for path in dict.fromkeys(os.path.realpath(p) for p in paths if os.path.isfile(p)):
-            where, syms = self._load(path)
+            where = self._load(path)[0]
             votes = collections.Counter()
             for vaddr, hx in {(i.vaddr, i.hx) for i in seq if len(i.hx) == 8}:
                 at = where.get(bytes.fromhex(hx), ())        # the trace gives memory order
@@ -63,8 +65,24 @@ class Objects:
             if votes:
                 base, n = votes.most_common(1)[0]
                 if n >= 4:
-                    placed.append((base, os.path.basename(path), syms))
-        return placed
+                    out.append((base, path))
+        return out
+
+    def place(self, paths, seq):
+        """-> [(base, name, syms)] for the files whose words the stream contains."""
+        return [(base, os.path.basename(path), self._load(path)[1]) for base, path in self.bases(paths, seq)]
+
+    def shares(self, paths, seq):
+        """-> Counter {file name: instructions of seq in its executable sections}, and
+        '(not placed)' for the rest."""
+        spans = [(base + lo, base + hi, os.path.basename(path))
+                 for base, path in self.bases(paths, seq) for lo, hi in self._load(path)[2]]
+        out, memo = collections.Counter(), {}
+        for i in seq:                   # a loop's addresses repeat: look each up once
+            if i.vaddr not in memo:
+                memo[i.vaddr] = next((name for lo, hi, name in spans if lo <= i.vaddr < hi), '(not placed)')
+            out[memo[i.vaddr]] += 1
+        return out
 
 
 def name_of(placed, vaddr):

@@ -86,11 +86,21 @@ def read_rows(path):
         r.keys, r.sizes = [int(x) for x in keys.split(',')], [int(x) for x in sizes.split(',')]
         r.iv, r.aad = int(iv), int(aad)
         r.expect = [x for x in expect.split(',') if x != '-']
-        envs = [] if env == '-' else env.split(',')
+        # entries are separated by the commas that start a new NAME= (a value may hold
+        # commas: NETTLE_FAT_OVERRIDE=arch:7,neon, check-sizes=16,1420)
+        envs = [] if env == '-' else re.split(r',(?=-?[A-Za-z_][A-Za-z0-9_-]*=)', env)
         # "-cpu=NAME" in the env column: trace under that qemu CPU instead of the target's
         # (AArch32 rows that need the crypto extensions: -cpu=max)
         r.qcpu = next((e[5:] for e in envs if e.startswith('-cpu=')), None)
-        r.env = [e for e in envs if not e.startswith('-cpu=')]
+        # "check-sizes=N,...": under --check (the test suite) only these sizes, for rows whose
+        # full set is slow to trace and price
+        r.check_sizes = next(([int(x) for x in e[12:].split(',')] for e in envs
+                              if e.startswith('check-sizes=')), None)
+        r.env = [e for e in envs if not e.startswith(('-cpu=', 'check-sizes='))]
+        # LD_PRELOAD=@stitchgcm: the traced process runs with the row's target's libstitchgcm
+        # preloaded (the nettle drop-in as deployed); its cells report where their
+        # instructions ran (libstitchgcm's share)
+        r.preload = any(e == 'LD_PRELOAD=@stitchgcm' for e in r.env)
         rows.append(r)
     return rows
 
@@ -195,10 +205,15 @@ def run_trace(build, row, qcpu, cache):
     path = os.path.join(cache, key + '.trace')
     if os.path.exists(path) and os.path.exists(path + '.out'):
         return path, open(path + '.out').read()
-    env = ['-E', 'LD_LIBRARY_PATH=' + ':'.join(dirs)] + [x for e in row.env for x in ('-E', e)]
+    envs = [e.replace('@stitchgcm', build.libs[row.target]) for e in row.env]
+    # qemu's -E splits its argument at commas; a value with one goes through qemu's own
+    # environment instead, which qemu-user hands to the guest (LD_PRELOAD must not: the
+    # host's loader would read it)
+    env = ['-E', 'LD_LIBRARY_PATH=' + ':'.join(dirs)] + [x for e in envs if ',' not in e for x in ('-E', e)]
+    host = dict(os.environ, **dict(e.split('=', 1) for e in envs if ',' in e))
     cmd = [t['qemu'], '-L', t['sysroot'], '-cpu', qcpu, *env, '-plugin', f'{build.plugin},out={path}.tmp',
            exe, *dargs]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=host)
     if p.returncode != 0:
         return f'driver failed under qemu -cpu {qcpu}: {p.stderr.strip()[-300:]}'
     os.replace(path + '.tmp', path)
@@ -289,6 +304,9 @@ def main():
             and (not args.only or r.id in args.only.split(','))]
     if not rows:
         die('no rows for the selected target(s)')
+    for r in rows:
+        if args.check and r.check_sizes and not args.only:
+            r.sizes = [n for n in r.sizes if n in r.check_sizes]
     cache = args.cache or tempfile.mkdtemp(prefix='whole-call.')
     tcache = os.path.join(cache, 'traces')
     os.makedirs(tcache, exist_ok=True)
@@ -356,6 +374,7 @@ def main():
         check(res['ok'], f'{c.row.id} {c.keybits} {c.size} B on {c.mcpu}: llvm-mca: {res.get("why")}')
     slices = kernel_slices(cells, kernels, runner, check)
     report(cells, slices, runner)
+    where_ran(args, build, cells, check)
     if args.profile:
         profile(args, build, cells)
     structure(cells, check)
@@ -367,20 +386,56 @@ def main():
     return 1 if problems and args.check else 0
 
 
-def profile(args, build, cells):
-    """--profile: each selected cell's cycles by function (fused stream, the cell's CPU)."""
+def objects(args):
+    """profile.py's placement of the loaded files, with the LLVM tools beside llvm-objdump."""
     import profile as wprofile
     tool = os.path.join(os.path.dirname(args.objdump), '') if os.path.sep in args.objdump else ''
     suffix = args.objdump.rsplit('llvm-objdump', 1)[-1]
-    objs = wprofile.Objects(tool + 'llvm-readelf' + suffix, tool + 'llvm-nm' + suffix)
+    return wprofile, wprofile.Objects(tool + 'llvm-readelf' + suffix, tool + 'llvm-nm' + suffix)
+
+
+def loaded_files(build, target):
+    """Every file the target's driver may execute: itself, its libraries, the sysroot's libc."""
+    exe, files, _, _ = build.driver(target)
+    t = TOOLS[target]
+    libc = [os.path.join(t['sysroot'], d, 'libc.so.6') for d in ('lib', 'usr/lib', 'lib/' + t['multiarch'])]
+    return [exe] + files + [x for x in libc if os.path.exists(x)]
+
+
+def where_ran(args, build, cells, check):
+    """Proof that the preloaded rows ran in libstitchgcm and the real-library rows did not:
+    each cell's instructions by the loaded file they came from (profile.py places the files
+    by their instruction words; the trace has no load addresses)."""
+    want = [c for c in cells if c.row.preload or c.row.impl == 'nettle']
+    if not want:
+        return
+    _, objs = objects(args)
+    for c in want:
+        shares = objs.shares(loaded_files(build, c.row.target), c.seq)
+        c.ours = sum(n for f, n in shares.items() if f.startswith('libstitchgcm')) / max(len(c.seq), 1)
+        c.theirs = sum(n for f, n in shares.items() if f.startswith('libnettle')) / max(len(c.seq), 1)
+        c.shares = shares
+        what = f'{c.row.id} AES-{c.keybits} {c.size} B -cpu {c.qcpu}'
+        if c.row.preload:
+            # the rest is the driver's side of the calls (impl-nettle.c, the PLT)
+            check(c.ours >= 0.5 and c.theirs == 0, f'{what}: preloaded, but {c.ours:.0%} of the '
+                  f'instructions in libstitchgcm, {c.theirs:.0%} in libnettle')
+        else:
+            check(c.ours == 0 and c.theirs >= 0.5, f'{what}: real nettle, but {c.ours:.0%} of the '
+                  f'instructions in libstitchgcm, {c.theirs:.0%} in libnettle')
+    print('\n# where the instructions ran (share of each call\'s instructions in libstitchgcm / '
+          'in libnettle; the rest: the driver\'s calls, PLT, libc):')
+    grid(want, lambda c: f'{c.ours:.0%} / {c.theirs:.0%}')
+
+
+def profile(args, build, cells):
+    """--profile: each selected cell's cycles by function (fused stream, the cell's CPU)."""
+    wprofile, objs = objects(args)
     want = {tuple(map(int, x.split(':'))) for x in args.profile.split(',')}
     for c in cells:
         if (c.keybits, c.size) not in want:
             continue
-        exe, files, _, _ = build.driver(c.row.target)
-        t = TOOLS[c.row.target]
-        libc = [os.path.join(t['sysroot'], d, 'libc.so.6') for d in ('lib', 'usr/lib', 'lib/' + t['multiarch'])]
-        placed = objs.place([exe] + files + [x for x in libc if os.path.exists(x)], c.seq)
+        placed = objs.place(loaded_files(build, c.row.target), c.seq)
         target = ma.TARGETS[c.row.target]
         retire = wprofile.retire_cycles(args.mca, target['triple'], target['mattr'], c.mcpu,
                                         '\n'.join(lines_of(c.seq, True)) + '\n')
@@ -444,7 +499,7 @@ def grid(cells, value):
         at = {(c.row.id, c.size): c for c in cs}
         key = f'AES-{aes_bits(kb)}' + (' + salt (RFC 4106)' if aes_bits(kb) != kb else '')
         print(f'\n{SHORT.get(mcpu, mcpu)} model (traced -cpu {qcpu}), {key}, {iv}-byte IV, {aad}-byte AAD, '
-              'encrypt + 16-byte tag:')
+              'one call per record (entry *open: decrypt + tag check, else encrypt + 16-byte tag):')
         hdr = ['bytes'] + cols
         body = [[str(n)] + [value(at[(k, n)]) if (k, n) in at else '' for k in cols] for n in sizes]
         w = [max(len(r[i]) for r in [hdr] + body) for i in range(len(hdr))]
