@@ -1,38 +1,52 @@
 //! Single blocks and tails of `arm-neon`, over the kernels of `run.rs`.
 //!
-//! The kernels only run whole groups, so anything shorter runs one more group on a
-//! stack copy: the unused keystream is discarded and the copy wiped. A short message
-//! puts J0 first in that group, so E(K, J0) (the tag mask) costs no run of its own.
-//! GHASH of a tail is its blocks placed at the end of a zero group, so the eight-block
-//! kernel multiplies them by H^n..H^1.
+//! The group kernels only run whole groups of eight blocks. A tail of up to
+//! [`SMALL_LANES`] counter blocks (J0 included, when it rides along) takes the
+//! vector-permute kernels instead, a few lanes per call, so one block costs one lane and
+//! not a group; a longer tail runs one more group on a stack copy (the unused keystream
+//! is discarded and the copy wiped). A short message puts J0 first, so E(K, J0) (the tag
+//! mask) costs no call of its own. GHASH of a tail of 1..=7 blocks is the one-pass
+//! GHASH kernel of that many blocks (`ghash_short`), with `y` added into the first.
 
-use super::run::Mode;
+use super::run::{Mode, VPERM_LANES};
 use super::{NeonKey, GROUP};
 use crate::backend::arm::common::add_ctr;
 
+/// Counter blocks up to which a tail runs through the vector-permute kernels: at four
+/// lanes (two calls of two) they still cost less than one eight-block bit-sliced group.
+const SMALL_LANES: usize = 4;
+
 impl NeonKey {
-    /// GHASH of 1..=7 blocks: placed at the end of a zero group, with `y` added into
-    /// the first of them, so the eight-block kernel multiplies them by H^n..H^1.
+    /// GHASH of 1..=7 blocks in one pass from zero, with `y` added into the first.
     pub(super) fn ghash_tail(&self, y: &mut [u8; 16], data: &[u8]) {
         let n = data.len() / 16;
         debug_assert!((1..GROUP).contains(&n) && data.len() == 16 * n);
-        let mut buf = [0u8; 16 * GROUP];
-        let at = 16 * (GROUP - n);
-        buf[at..].copy_from_slice(data);
-        for (b, yb) in buf[at..at + 16].iter_mut().zip(y.iter()) {
+        let mut blocks = [[0u8; 16]; GROUP - 1];
+        for (b, d) in blocks.iter_mut().zip(data.chunks_exact(16)) {
+            b.copy_from_slice(d);
+        }
+        for (b, yb) in blocks[0].iter_mut().zip(y.iter()) {
             *b ^= yb;
         }
-        *y = [0; 16];
-        // SAFETY: `buf` is one whole group.
-        unsafe { self.ghash_groups(y, buf.as_ptr(), 1) };
-        crate::secret::wipe_bytes(&mut buf);
+        *y = self.ghash_short(&blocks[..n]);
+        // The first block holds the GHASH state it was given; the others are public.
+        crate::secret::wipe_block(&mut blocks[0]);
     }
 
-    /// CTR over `n` ≤ 7 blocks (`src` → `dst`) through one group on a stack copy, the
-    /// counters starting at `ctr`, which advances by `n`. With `first` (J0: the caller
-    /// has checked it is the counter just before `ctr`), the group starts there and
-    /// `first` is encrypted in place as its lane 0, so a short message and its tag mask
-    /// cost one run.
+    /// E(K, `ctr` + i) for the `out.len()` ≤ [`SMALL_LANES`] lanes, by the vector-permute
+    /// kernels, [`VPERM_LANES`] at a time.
+    fn vperm_lanes(&self, ctr: &[u8; 16], out: &mut [[u8; 16]]) {
+        let mut c = *ctr;
+        for chunk in out.chunks_mut(VPERM_LANES) {
+            self.vperm(&c, chunk);
+            add_ctr(&mut c, chunk.len() as u32);
+        }
+    }
+
+    /// CTR over `n` ≤ 7 blocks (`src` → `dst`), the counters starting at `ctr`, which
+    /// advances by `n`. With `first` (J0: the caller has checked it is the counter just
+    /// before `ctr`), the keystream starts there and `first` is encrypted in place as its
+    /// lane 0, so a short message and its tag mask cost one run.
     ///
     /// # Safety
     /// `src`/`dst` hold `16 * n` bytes, equal or disjoint.
@@ -46,16 +60,37 @@ impl NeonKey {
     ) {
         debug_assert!(n < GROUP);
         // The lane the data starts at (a public choice, not a secret index).
-        let at = 16 * usize::from(first.is_some());
+        let at = usize::from(first.is_some());
+        let start = match &first {
+            Some(j0) => **j0,
+            None => *ctr,
+        };
+        if at + n <= SMALL_LANES {
+            let mut ks = [[0u8; 16]; SMALL_LANES];
+            self.vperm_lanes(&start, &mut ks[..at + n]);
+            for (i, k) in ks[at..at + n].iter().enumerate() {
+                // SAFETY: block `i` < `n` of both buffers (caller's contract), read before
+                // it is written.
+                unsafe {
+                    let x = src.add(16 * i).cast::<[u8; 16]>().read_unaligned();
+                    let o = (u128::from_ne_bytes(x) ^ u128::from_ne_bytes(*k)).to_ne_bytes();
+                    dst.add(16 * i).cast::<[u8; 16]>().write_unaligned(o);
+                }
+            }
+            if let Some(j0) = first {
+                *j0 = ks[0];
+            }
+            crate::secret::wipe_bytes(ks[..at + n].as_flattened_mut());
+            add_ctr(ctr, n as u32);
+            return;
+        }
+        let at = 16 * at;
         let mut buf = [0u8; 16 * GROUP];
         let mut y = [0u8; 16];
         // SAFETY: `src` holds 16*n bytes; `buf` is a separate stack array with room for
         // at most 1 + n ≤ 8 blocks.
         unsafe { core::ptr::copy_nonoverlapping(src, buf.as_mut_ptr().add(at), 16 * n) };
-        let mut c = match &first {
-            Some(j0) => **j0,
-            None => *ctr,
-        };
+        let mut c = start;
         // SAFETY: `buf` is one group, in place.
         unsafe { self.run(Mode::Ctr, &mut c, &mut y, buf.as_ptr(), buf.as_mut_ptr(), 1) };
         if let Some(j0) = first {

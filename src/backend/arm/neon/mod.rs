@@ -33,8 +33,9 @@
 //! - `key.rs`: key setup (the sliced round keys, the `vmull.p8` operands of H^1..H^8);
 //! - `run.rs`: how a kernel is called (its constant table, scratch block, the counter and
 //!   GHASH state in the forms it reads), over whole groups;
-//! - `crypt.rs`: tails: fewer than eight blocks run one more eight-block iteration on a
-//!   stack copy (the unused keystream is discarded and wiped);
+//! - `crypt.rs`: tails: up to four counter blocks through the vector-permute kernels,
+//!   more through one more eight-block iteration on a stack copy (the unused keystream
+//!   discarded and wiped), and their GHASH in one pass of that many blocks;
 //! - `short.rs`: a whole short message in one pass: up to five blocks in one kernel that
 //!   runs E(K, J0) and the counters through the vector-permute AES (`backend/vperm.rs`:
 //!   Hamburg's nibble tables, `vtbl` on constant tables in registers only) with the
