@@ -58,6 +58,7 @@ enum rowset_call {
   CALL_SEAL_RFC4106, /* seal_rfc4106() on a handle keyed with AES key + salt */
   CALL_SEAL_GNUTLS,  /* seal_gnutls(): nettle's calls as GnuTLS makes them per record */
   CALL_OPEN_GNUTLS,  /* open_gnutls() with a tag that fails (bench-slope's GCM dec does) */
+  CALL_OPEN,         /* open_(): setiv + AAD + decrypt + tag check, a tag that fails */
 };
 #define MAXSIZES 16
 struct rowset {
