@@ -142,8 +142,15 @@ stitchgcm-neon-keyed a64 stitchgcm/aarch64-neon seal_keyed 128,256 16,64,256,142
 nettle          a64    nettle                 seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
 libgcrypt       a64    libgcrypt              seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
 libgcrypt-pre   a64    libgcrypt->stitchgcm   seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -  # libgcrypt's calls, into the interposer
+# decryption + tag check per record, the handle's and the interposer's (the record paths'
+# opening rows below compare with these)
+stitchgcm-open  a64    stitchgcm/aarch64-ce   open      128,256 16,64,256,1420,8192 12 13  aese,pmull       check-sizes=16
+stitchgcm-neon-open a64 stitchgcm/aarch64-neon open     128,256 16,64,256,1420,8192 12 13  pmull,!aese      check-sizes=16
+libgcrypt-open  a64    libgcrypt              open      128,256 16,64,256,1420,8192 12 13  aese,pmull       check-sizes=16
+libgcrypt-pre-open a64 libgcrypt->stitchgcm   open      128,256 16,64,256,1420,8192 12 13  aese,pmull       check-sizes=16
 openssl         a64    openssl                seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
 arm-neon        a32    stitchgcm/arm-neon     seal      128,256 16,64,256,1420,8192 12 13  vmull,vtbl,!aese -
+arm-neon-open   a32    stitchgcm/arm-neon     open      128,256 16,64,256,1420,8192 12 13  vmull,vtbl,!aese check-sizes=16
 arm-neon-keyed  a32    stitchgcm/arm-neon     seal_keyed 128,256 16,64,256,1420,8192 12 13 vmull,vtbl,!aese -
 # an ESP frame (1420 B, 8-byte AAD): RFC 4106's per-packet call (key bits include the 4-byte
 # salt), and the same packet as plain GCM (12-byte nonce) through the keyed one-shot
