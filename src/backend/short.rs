@@ -115,7 +115,7 @@ pub(crate) unsafe fn crypt<B: Backend + ?Sized>(
         *t ^= k;
     }
     wipe_bytes(&mut mask);
-    wipe_bytes(&mut data);
+    wipe_bytes(&mut data[..len.next_multiple_of(16)]); // what was written
     tag
 }
 
@@ -214,7 +214,7 @@ pub(crate) unsafe fn open<B: Backend + ?Sized>(
             core::ptr::copy_nonoverlapping(data.as_ptr(), dst, len);
         }
     }
-    wipe_bytes(&mut data);
+    wipe_bytes(&mut data[..len.next_multiple_of(16)]); // what was written
     wipe_bytes(&mut full);
     wipe_bytes(&mut mask);
     ok

@@ -86,6 +86,6 @@ pub(crate) unsafe fn crypt(
         unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), dst, len) };
     }
     wipe_bytes(ks.as_flattened_mut());
-    wipe_bytes(&mut data);
+    wipe_bytes(&mut data[..len]); // what was written
     (tag, release)
 }

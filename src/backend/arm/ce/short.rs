@@ -87,7 +87,8 @@ pub(super) unsafe fn crypt(
     for (t, m) in y.iter_mut().zip(mask) {
         *t ^= m;
     }
-    wipe_bytes(&mut buf);
+    // Only the data blocks hold secrets (plaintext, keystream); AAD and lengths are public.
+    wipe_bytes(&mut buf[at..(blocks - 1) * 16]);
     wipe_bytes(&mut mask);
     y
 }
@@ -118,7 +119,8 @@ pub(super) unsafe fn open(
         // SAFETY: `len` writable bytes at `dst`; `buf` holds the plaintext.
         unsafe { core::ptr::copy_nonoverlapping(buf[at..].as_ptr(), dst, len) };
     }
-    wipe_bytes(&mut buf);
+    // Only the data blocks hold secrets (plaintext, keystream); AAD and lengths are public.
+    wipe_bytes(&mut buf[at..(blocks - 1) * 16]);
     wipe_bytes(&mut full);
     wipe_bytes(&mut mask);
     ok
