@@ -14,6 +14,7 @@ const TAGGED: u64 = 1 << 16;
 const DATA_STARTED: u64 = 1 << 24;
 const OVER_LIMIT: u64 = 1 << 32;
 const HAS_IV: u64 = 1 << 40;
+const RARE: u64 = 1 << 56;
 
 impl GcmHandle {
     /// The eight bytes after the magic as one word (one load where they are adjacent, as
@@ -28,7 +29,7 @@ impl GcmHandle {
             self.over_limit as u8,
             self.has_iv as u8,
             self.unused_without_iv,
-            self.spare,
+            self.rare as u8,
         ])
     }
 
@@ -36,10 +37,7 @@ impl GcmHandle {
     /// the finished message is left for the next IV or the close to wipe.
     #[inline(always)]
     pub fn reset_finished(&mut self) -> bool {
-        if self.flags() & (HAS_IV | TAGGED) != HAS_IV | TAGGED
-            || !matches!(self.tagiv, TagIv::Zero | TagIv::Live)
-            || self.tag_without_iv.is_some()
-        {
+        if self.flags() & (HAS_IV | TAGGED | RARE) != HAS_IV | TAGGED {
             return false;
         }
         self.unused_without_iv = 0;
@@ -47,7 +45,7 @@ impl GcmHandle {
         self.tagged = false;
         self.data_started = false;
         self.over_limit = false;
-        // SAFETY: a plain write over `Zero` or `Live` (checked above), which own nothing,
+        // SAFETY: a plain write over `Zero` or `Live` (not `rare`, checked above), which own nothing,
         // so no drop is skipped.
         unsafe { core::ptr::write(&mut self.tagiv, TagIv::Zero) };
         true
@@ -63,10 +61,8 @@ impl GcmHandle {
         };
         // The rare states, whose ending wipes a message, go the general way; so no call is
         // left on this path.
-        if self.flags() & (HAS_IV | TAGGED) == HAS_IV
-            || !matches!(self.tagiv, TagIv::Zero | TagIv::Live)
-            || self.tag_without_iv.is_some()
-        {
+        let f = self.flags();
+        if f & (HAS_IV | TAGGED) == HAS_IV || f & RARE != 0 {
             return false;
         }
         // `unused_without_iv` is left as it is: only read while there is no message, and
@@ -78,7 +74,7 @@ impl GcmHandle {
         let _ = self.msg.restart(key, iv); // a 96-bit IV is never refused
         self.has_iv = true;
         self.iv.set_96(iv);
-        // SAFETY: a plain write over `Zero` or `Live` (checked above), which own nothing,
+        // SAFETY: a plain write over `Zero` or `Live` (not `rare`, checked above), which own nothing,
         // so no drop is skipped.
         unsafe { core::ptr::write(&mut self.tagiv, TagIv::Live) };
         true
@@ -139,16 +135,14 @@ impl GcmHandle {
     /// computed (`Message::provisional_tag`), with no tag mask kept beside the message.
     #[inline(always)]
     pub fn gettag_full(&mut self, out: &mut [u8; 16]) -> bool {
-        if self.flags() & (HAS_IV | OVER_LIMIT) != HAS_IV
-            || !matches!(self.tagiv, TagIv::Zero | TagIv::Live)
-        {
+        if self.flags() & (HAS_IV | OVER_LIMIT | RARE) != HAS_IV {
             return false;
         }
         if !self.msg.provisional_tag(out) {
             return false;
         }
         self.tagged = true;
-        // SAFETY: a plain write over `Zero` or `Live` (checked above), which own nothing,
+        // SAFETY: a plain write over `Zero` or `Live` (not `rare`, checked above), which own nothing,
         // so no drop is skipped.
         unsafe { core::ptr::write(&mut self.tagiv, TagIv::Zero) };
         true
@@ -158,14 +152,12 @@ impl GcmHandle {
     /// against a message in progress or finished, with no tag mask kept beside it.
     #[inline(always)]
     pub fn checktag_fast(&mut self, tag: &[u8]) -> Option<u32> {
-        if self.flags() & (HAS_IV | OVER_LIMIT) != HAS_IV
-            || !matches!(self.tagiv, TagIv::Zero | TagIv::Live)
-        {
+        if self.flags() & (HAS_IV | OVER_LIMIT | RARE) != HAS_IV {
             return None;
         }
         let key = self.key.as_ref()?;
         self.tagged = true;
-        // SAFETY: a plain write over `Zero` or `Live` (checked above), which own nothing,
+        // SAFETY: a plain write over `Zero` or `Live` (not `rare`, checked above), which own nothing,
         // so no drop is skipped.
         unsafe { core::ptr::write(&mut self.tagiv, TagIv::Zero) };
         Some(status(self.msg.verify(key, tag)))

@@ -93,7 +93,11 @@ pub struct GcmHandle {
     /// libgcrypt's `unused` (keystream bytes left in the block) while there is no
     /// message: a rejected setiv leaves it as the last message left it.
     unused_without_iv: u8,
-    spare: u8,
+    /// `tagiv` holds a frozen mask or `tag_without_iv` a tag: the rare states, which the
+    /// fast paths (`fast.rs`) leave to the general way. Kept by [`GcmHandle::sync_rare`]
+    /// after every write of those two fields outside `fast.rs` (which only writes
+    /// `Zero`/`Live` while neither is rare), so the fast paths test one flag word.
+    rare: bool,
     /// The real libgcrypt handle of the same algorithm, mode and flags, never keyed: it
     /// answers the calls that do not depend on GCM state (rare `ctl` and `info`
     /// commands, encrypt without key and its log line) exactly as libgcrypt does.
@@ -136,7 +140,7 @@ impl GcmHandle {
             over_limit: false,
             has_iv: false,
             unused_without_iv: 0,
-            spare: 0,
+            rare: false,
             real,
             key: None,
             msg: Message::idle(),
@@ -145,6 +149,12 @@ impl GcmHandle {
             tag_without_iv: None,
             geniv: Geniv::default(),
         }
+    }
+
+    /// Recomputes `rare` from `tagiv` and `tag_without_iv` (see the field).
+    fn sync_rare(&mut self) {
+        self.rare =
+            !matches!(self.tagiv, TagIv::Zero | TagIv::Live) || self.tag_without_iv.is_some();
     }
 
     pub fn key_mark(&self) -> bool {
@@ -171,6 +181,7 @@ impl GcmHandle {
             }
             if matches!(self.tagiv, TagIv::Live) {
                 self.tagiv = mask_message(old, self.iv.get()).map_or(TagIv::Zero, TagIv::Frozen);
+                self.sync_rare();
             }
         }
         let r = match self.key.as_mut() {
@@ -197,6 +208,7 @@ impl GcmHandle {
         self.has_iv = self.msg.restart(key, iv).is_ok();
         self.iv.set(iv);
         self.tagiv = TagIv::Live;
+        self.sync_rare();
     }
 
     /// libgcrypt's implicit IV: 16 zero bytes, when data or AAD come without setiv.
@@ -213,6 +225,7 @@ impl GcmHandle {
         self.msg.end();
         self.has_iv = false;
         self.tag_without_iv = None;
+        self.sync_rare();
         self.tagged = false;
         self.data_started = false;
         self.over_limit = false;
@@ -415,6 +428,7 @@ impl GcmHandle {
         self.has_iv = false;
         self.tag_without_iv = None;
         self.tagiv = TagIv::Zero;
+        self.rare = false;
         self.tagged = false;
         self.data_started = false;
         self.over_limit = false;

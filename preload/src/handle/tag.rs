@@ -59,6 +59,7 @@ impl GcmHandle {
             }
             self.tagged = true;
             self.tagiv = TagIv::Zero;
+            self.sync_rare();
         }
         Ok(if self.has_iv {
             Holder::Message
@@ -97,6 +98,7 @@ impl GcmHandle {
             let out = unsafe { core::slice::from_raw_parts_mut(out, len.min(16)) };
             self.tagged = true;
             self.tagiv = TagIv::Zero;
+            self.rare = self.tag_without_iv.is_some(); // sync_rare, field by field
             return status(m.tag(key, out));
         }
         let h = match self.finish() {
@@ -136,6 +138,7 @@ impl GcmHandle {
             let tag = unsafe { core::slice::from_raw_parts(tag, len) };
             self.tagged = true;
             self.tagiv = TagIv::Zero;
+            self.rare = self.tag_without_iv.is_some(); // sync_rare, field by field
             return status(m.verify(key, tag));
         }
         let h = match self.finish() {
