@@ -362,6 +362,9 @@ impl NeonKey {
 
     /// E(K, `ctr` + i) for the lanes i < `out.len()` (1..=[`VPERM_LANES`], inc32), by vector
     /// permutes.
+    // Out of line: its kernel is picked by index from a table of function pointers (the
+    // round and lane counts, public), which the static check follows inside this function.
+    #[inline(never)]
     pub(super) fn vperm(&self, ctr: &[u8; 16], out: &mut [[u8; 16]]) {
         let lanes = out.len();
         let size = (self.rounds as usize - 10) / 2;
@@ -425,6 +428,7 @@ impl NeonKey {
     ///
     /// # Safety
     /// `data` holds `128 * groups` bytes; `groups` > 0.
+    #[inline(never)]
     pub(super) unsafe fn ghash_groups(&self, y: &mut [u8; 16], data: *const u8, groups: usize) {
         let mut s = Scratch::new(&[0; 16]);
         let mut yr = rev64(y);
