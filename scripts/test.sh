@@ -62,6 +62,9 @@ if [ $cross = 0 ] && [ -n "$only" ] && [ "$only" != native ]; then
 fi
 
 export CARGO_TERM_COLOR=never
+# The vector tests skip themselves (one line on stderr) when .vectors/ was never fetched, for a
+# developer's first `cargo test`; the suite must fail instead (tests/common/mod.rs).
+export STITCHGCM_REQUIRE_VECTORS=1
 logdir=$top/target/test-logs
 mkdir -p "$logdir"
 rows=()
