@@ -114,10 +114,10 @@ run_step() { # NAME CMD SUMMARY-FILTER...
   "$@" <"$logs/$name.log" || true
   [ $rc = 0 ] || { tail -20 "$logs/$name.log"; rc_all=1; }
 }
-# Summaries: deps.sh's toolchain line; bench-gcm's check lines and its last table lines;
+# Summaries: deps.sh's toolchain line; bench-gcm's header and its per-implementation checks;
 # test.sh's table from its summary heading on.
 deps_summary() { grep -E '^\[deps\] (Debian.s Rust toolchain|ok)|^E:|deps.sh:'; }
-bench_summary() { grep -E '^\[deps\] Debian.s Rust|^check|^load|EMULATED|mismatch|FAIL' | head -40; }
+bench_summary() { grep -E '^\[deps\] Debian.s Rust|^(bench-gcm|implementations):|^check |EMULATED|FAIL' | head -40; }
 test_summary() { sed -n '/^=== summary/,$p'; }
 
 in_root 'grep PRETTY_NAME /etc/os-release'
