@@ -104,7 +104,7 @@ fi
 arm_triples=(arm64:aarch64-unknown-linux-gnu armhf:armv7-unknown-linux-gnueabihf)
 arm_std_current() { # TRIPLE DEB-VERSION: the copy in /usr/lib/rustlib is from that version
   local d=/usr/lib/rustlib/$1 rlib
-  rlib=$(ls "$d"/lib/libstd-*.rlib 2>/dev/null | head -n1)
+  rlib=$(ls "$d"/lib/libstd-*.rlib 2>/dev/null | head -n1 || true)
   [ -n "$rlib" ] || return 1
   if [ -e "$d/DEBIAN-VERSION" ]; then [ "$(cat "$d/DEBIAN-VERSION")" = "$2" ]; return; fi
   [ -x /usr/bin/rustc ] && grep -qaF "$(/usr/bin/rustc --version)" "$rlib"
