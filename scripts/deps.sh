@@ -252,6 +252,10 @@ fetch_arm64 libgpg-error0 lib/aarch64-linux-gnu/libgpg-error.so.0
 fetch_arm64 libssl-dev usr/include/aarch64-linux-gnu/openssl/configuration.h
 fetch_arm64 libgcrypt20-dev usr/include/gcrypt.h
 fetch_arm64 libgpg-error-dev usr/include/aarch64-linux-gnu/gpg-error.h
+# OpenSSL 3.5 (Debian 13) links libz and libzstd: cross links against its libcrypto need them
+# beside it (on Debian 12 they are merely unused).
+fetch_arm64 zlib1g lib/aarch64-linux-gnu/libz.so.1
+fetch_arm64 libzstd1 lib/aarch64-linux-gnu/libzstd.so.1
 
 # qemu's TCG plugin header (qemu-plugin.h, API version 1, GPL-2.0-or-later: not kept in this
 # repository) from the Debian source package of the installed qemu-user, for the whole-call
@@ -286,6 +290,8 @@ fetch_deb armhf libgpg-error0 lib/arm-linux-gnueabihf/libgpg-error.so.0
 fetch_deb armhf "$nettle_pkg" usr/lib/arm-linux-gnueabihf/libnettle.so.8
 fetch_deb armhf "$ssl_pkg" usr/lib/arm-linux-gnueabihf/libcrypto.so.3
 fetch_deb armhf libssl-dev usr/include/arm-linux-gnueabihf/openssl/configuration.h
+fetch_deb armhf zlib1g lib/arm-linux-gnueabihf/libz.so.1
+fetch_deb armhf libzstd1 lib/arm-linux-gnueabihf/libzstd.so.1
 
 # Debian's arm64 and armhf valgrind for the constant-time check of the ARM backends
 # (scripts/ctgrind.sh runs memcheck under qemu-user): each a sysroot for `qemu -L` holding
@@ -305,6 +311,16 @@ for arch in arm64 armhf; do
      "$nettle_pkg:$arch${nettle_ver:+=$nettle_ver}" 2>/dev/null &&
    rm -rf "$vg" && mkdir -p "$vg" && for d in ./*.deb; do dpkg-deb -x "$d" "$vg"; done)
   rm -rf "$tmp"
+done
+# Debian 13's packages keep everything under /usr; the /lib, /bin, /sbin links of a merged
+# /usr come from base-files, not from the debs above. qemu -L looks for the dynamic loader at
+# /lib/ld-linux-*.so.*, so make the links where no package made the directory (also in a
+# sysroot fetched before this step existed).
+for arch in arm64 armhf; do
+  for d in lib bin sbin; do
+    vg=$top/.deps/valgrind-$arch
+    [ -e "$vg/$d" ] || [ ! -d "$vg/usr/$d" ] || ln -s "usr/$d" "$vg/$d"
+  done
 done
 fi # ---- end of the x86_64-only part
 
