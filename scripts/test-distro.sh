@@ -7,7 +7,7 @@
 # Not part of scripts/test.sh (the default suite): a first run downloads a root and the
 # whole toolchain, and test.sh inside takes as long as it does on the host.
 #
-# usage: scripts/test-distro.sh RELEASE [--dir DIR] [--fresh] [--only deps|bench|test]
+# usage: scripts/test-distro.sh RELEASE [--dir DIR] [--fresh] [--only deps|bench|test] [-- ARGS]
 #   RELEASE   bookworm | trixie
 #   --dir     where roots are kept (default target/distro): DIR/RELEASE, DIR/RELEASE.base.tar
 #             (the pristine root), DIR/RELEASE-logs/
@@ -15,19 +15,21 @@
 #             left it, installed packages included: quick, but deps.sh then installs nothing)
 #   --only    one step: deps (scripts/deps.sh alone), bench, or test (default: bench then
 #             test, as the README says; each runs deps.sh first, like a new user's)
+#   -- ARGS   passed to the step's script with --only (e.g. `--only test -- --only aarch64`)
 # Needs root (debootstrap, chroot, mounts). The mounts (/proc, /sys, /dev, /dev/pts,
 # /dev/shm) are made in a private mount namespace (unshare), so they go away with it, also
 # when the run is interrupted. The uncommitted state of the work tree is not copied.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-release="" dir=$top/target/distro fresh=0 only=""
+release="" dir=$top/target/distro fresh=0 only="" extra=""
 while [ $# -gt 0 ]; do
   case $1 in
     bookworm | trixie) release=$1 ;;
     --dir) dir=$2; shift ;;
     --fresh) fresh=1 ;;
     --only) only=$2; shift ;;
+    --) shift; extra=$(printf ' %q' "$@"); break ;;
     *) echo "usage: scripts/test-distro.sh bookworm|trixie [--dir DIR] [--fresh] [--only deps|bench|test]" >&2; exit 2 ;;
   esac
   shift
@@ -122,9 +124,9 @@ test_summary() { sed -n '/^=== summary/,$p'; }
 
 in_root 'grep PRETTY_NAME /etc/os-release'
 case $only in
-  deps) run_step deps 'bash scripts/deps.sh' deps_summary ;;
-  bench) run_step bench 'scripts/bench.sh' bench_summary ;;
-  test) run_step test 'scripts/test.sh' test_summary ;;
+  deps) run_step deps "bash scripts/deps.sh$extra" deps_summary ;;
+  bench) run_step bench "scripts/bench.sh$extra" bench_summary ;;
+  test) run_step test "scripts/test.sh$extra" test_summary ;;
   "") run_step bench 'scripts/bench.sh' bench_summary
       run_step test 'scripts/test.sh' test_summary ;;
 esac
