@@ -269,8 +269,10 @@ for line in open(sys.argv[1]):
   # (arm64), else the draft's ESP packets only.
   local rfc=() crypto=$top/.deps/arm64/usr/lib/aarch64-linux-gnu
   if [ "$short" = aarch64 ] && [ -e "$crypto/libcrypto.so" ]; then
+    # DT_RPATH, not RUNPATH: it also finds libcrypto's own needs beside it under qemu (Debian
+    # 13's OpenSSL 3.5 needs libz and libzstd; a RUNPATH serves only the program's direct ones).
     rfc=(-DHAVE_LIBCRYPTO -I.deps/arm64/usr/include -I.deps/arm64/usr/include/aarch64-linux-gnu
-         -L"$crypto" -lcrypto -Wl,-rpath,"$crypto")
+         -L"$crypto" -lcrypto -Wl,-rpath,"$crypto" -Wl,--disable-new-dtags)
   fi
   "$gcc" -O2 -Iinclude -o "$cbin/test_rfc4106" c-tests/test_rfc4106.c -L"$rel" -lstitchgcm \
     "${rfc[@]}" -Wl,-rpath,"$top/$rel" || { record "$short" - - "C build" 0 1; return; }
