@@ -1,24 +1,31 @@
 #!/usr/bin/env bash
-# Installs everything stitchgcm needs on a fresh Debian 12 (bookworm) machine: x86_64 (the
-# development host: cross builds and qemu for ARM) or an arm64/armhf host (native builds
-# only: Debian's rustc-web, cargo-web and rustfmt-web, no cross packages, no models).
-# Idempotent: every step checks whether its result is already there.
+# Installs everything stitchgcm needs on a fresh Debian 12 (bookworm) or Debian 13 (trixie)
+# machine (Raspberry Pi OS on either counts as its Debian release): x86_64 (the development
+# host: cross builds and qemu for ARM) or an arm64/armhf host (native builds only: Debian's
+# Rust toolchain, no cross packages, no models). Packages are taken by the release's own
+# names and its current versions, never pinned to one Debian revision (the archive keeps only
+# the newest). Idempotent: every step checks whether its result is already there.
 #
 # usage: scripts/deps.sh [--packaging] [--roots]
 #   --packaging  also what `dpkg-buildpackage -b` needs (debian/control's Build-Depends, lintian)
-#   --roots      also debootstrap, proot and qemu-user-static (scripts/test-arm-host.sh)
+#   --roots      also debootstrap, proot and qemu-user-static (scripts/test-arm-host.sh,
+#                scripts/test-distro.sh)
 #
-# On x86_64:
-#   - Debian's rustc-web 1.85 (the MSRV) plus the aarch64/armv7 standard libraries taken
-#     from Debian's arm64/armhf libstd-rust-web-dev packages, so ARM can be cross-built
-#     without rustup targets;
+# Debian's Rust toolchain (>= 1.85, the MSRV), by release:
+#   bookworm: rustc-web, cargo-web, rustfmt-web, rust-web-clippy, libstd-rust-web-dev
+#   trixie:   rustc, cargo, rustfmt, rust-clippy, libstd-rust-dev
+# On x86_64 (cargo and rustfmt come from rustup where it is installed, else from Debian):
+#   - that rustc plus the aarch64/armv7 standard libraries taken from the same release's
+#     arm64/armhf std packages at exactly the installed rustc's version, so ARM can be
+#     cross-built without rustup targets;
 #   - cross gcc, qemu-user, meson/ninja/pkg-config, llvm-19 (llvm-mca with N1/V1 models; on
 #     ARM hosts too, whose constant-time step disassembles with llvm-objdump-19);
 #   - nettle, libgcrypt and OpenSSL headers for the side-by-side comparisons, gnutls-bin
-#     for the TLS loopback test, Debian's arm64 libnettle8 for the qemu drop-in test, the arm64
+#     for the TLS loopback test, Debian's arm64 libnettle for the qemu drop-in test, the arm64
 #     nettle/OpenSSL/libgcrypt and qemu's plugin header for the whole-call model, the armhf
 #     libgcrypt20 + libgpg-error0 for the libgcrypt interposer test under qemu-arm, the armhf
-#     libnettle8 (qemu-arm drop-in test) and libssl3 (OpenSSL's AArch32 loops, modelled);
+#     libnettle (qemu-arm drop-in test) and libssl (OpenSSL's AArch32 loops, modelled) --
+#     each by the release's package name (libnettle8 / libnettle8t64, libssl3 / libssl3t64);
 #   - valgrind (native), and Debian's arm64/armhf valgrind as qemu sysroots for the
 #     constant-time check of the ARM backends;
 #   - the NIST CAVP GCM vectors from the cryptography-vectors wheel (PyPI);
@@ -39,54 +46,140 @@ case $host_arch in
   *) echo "deps.sh: Debian $host_arch is not a supported host (amd64, arm64, armhf)" >&2; exit 1 ;;
 esac
 
-RUST_DEB_VERSION=1.85.0+dfsg3-1~deb12u3
+# The release decides the package names. Raspberry Pi OS reports its Debian codename.
+codename=$( (. /etc/os-release && echo "${VERSION_CODENAME:-}") 2>/dev/null || true)
+case $codename in
+  bookworm)
+    # Debian 12's rustc is 1.63; the -web family is the one at the MSRV or later.
+    rustc_pkg=rustc-web std_pkg=libstd-rust-web-dev clippy_pkg=rust-web-clippy
+    cargo_pkg=cargo-web rustfmt_pkg=rustfmt-web
+    nettle_pkg=libnettle8 ssl_pkg=libssl3 ;;
+  trixie)
+    rustc_pkg=rustc std_pkg=libstd-rust-dev clippy_pkg=rust-clippy
+    cargo_pkg=cargo rustfmt_pkg=rustfmt
+    # The 64-bit time_t transition renamed these on every architecture (same sonames).
+    nettle_pkg=libnettle8t64 ssl_pkg=libssl3t64 ;;
+  *)
+    pretty=$( (. /etc/os-release && echo "${PRETTY_NAME:-}") 2>/dev/null || true)
+    echo "deps.sh: ${pretty:-this system} (codename '${codename:-unknown}') is not supported:" \
+      "stitchgcm's scripts know Debian 12 (bookworm) and Debian 13 (trixie), and Raspberry Pi" \
+      "OS built on either" >&2
+    exit 1 ;;
+esac
+RUST_MIN_VERSION=1.85
 CRYPTOGRAPHY_VECTORS_VERSION=44.0.0
 top=$(cd "$(dirname "$0")/.." && pwd)
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 
 log() { printf '[deps] %s\n' "$*"; }
+die() { printf 'deps.sh: %s\n' "$*" >&2; exit 1; }
 
-# Debian's Rust toolchain, all of it at one version (held below).
-rust_pkgs=(rustc-web libstd-rust-web-dev rust-web-clippy)
+# Debian's Rust toolchain, every package at one version (see rust_version below).
+rust_pkgs=("$rustc_pkg" "$std_pkg" "$clippy_pkg")
 apt_pkgs=(
   build-essential pkg-config meson ninja-build python3 python3-pip unzip
   nettle-dev libgcrypt20-dev libssl-dev gnutls-bin valgrind
   llvm-19
 )
 if [ "$host_arch" = amd64 ]; then
-  # rustup's cargo drives the native build; Debian's rustc the ARM cross builds.
+  # rustup's cargo drives the native build where it is installed (the development host, which
+  # also needs its nightly for fuzzing); Debian's rustc the ARM cross builds.
   apt_pkgs+=(gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
              qemu-user)
+  command -v rustup >/dev/null 2>&1 || rust_pkgs+=("$cargo_pkg" "$rustfmt_pkg")
 else
   # An ARM host builds natively with Debian's cargo and lints with Debian's rustfmt/clippy.
-  rust_pkgs+=(cargo-web rustfmt-web)
+  rust_pkgs+=("$cargo_pkg" "$rustfmt_pkg")
 fi
 [ $packaging = 1 ] && { apt_pkgs+=(dpkg-dev debhelper lintian librust-libc-dev librust-cfg-if-dev help2man)
-                        [[ " ${rust_pkgs[*]} " = *" cargo-web "* ]] || rust_pkgs+=(cargo-web); }
+                        [[ " ${rust_pkgs[*]} " = *" $cargo_pkg "* ]] || rust_pkgs+=("$cargo_pkg"); }
 [ $roots = 1 ] && apt_pkgs+=(debootstrap proot qemu-user-static)
-for p in "${rust_pkgs[@]}"; do apt_pkgs+=("$p=$RUST_DEB_VERSION"); done
+
+# The ARM standard libraries are copied out of the arm64/armhf std packages into
+# /usr/lib/rustlib (apt cannot co-install them with the amd64 ones), so apt does not keep
+# them at the installed rustc's version: a stamp says which Debian version they came from.
+# (Without a stamp -- a tree made before stamps -- the libstd rlib must carry this rustc's
+# version line, which rustc writes into its metadata.)
+arm_triples=(arm64:aarch64-unknown-linux-gnu armhf:armv7-unknown-linux-gnueabihf)
+arm_std_current() { # TRIPLE DEB-VERSION: the copy in /usr/lib/rustlib is from that version
+  local d=/usr/lib/rustlib/$1 rlib
+  rlib=$(ls "$d"/lib/libstd-*.rlib 2>/dev/null | head -n1 || true)
+  [ -n "$rlib" ] || return 1
+  if [ -e "$d/DEBIAN-VERSION" ]; then [ "$(cat "$d/DEBIAN-VERSION")" = "$2" ]; return; fi
+  [ -x /usr/bin/rustc ] && grep -qaF "$(/usr/bin/rustc --version)" "$rlib"
+}
+
+installed_version() { # PACKAGE -> version if installed
+  local have
+  have=$(dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null || true)
+  case "$have" in "install ok installed "* | "hold ok installed "*) echo "${have##* }" ;; esac
+}
+
+# The cross builds need the foreign architectures' indexes (std packages, peer libraries).
+# (Lists are read into variables before grep -q: under pipefail, grep -q's early exit can
+# kill the writer with SIGPIPE and fail the pipeline although the line was found.)
+need_update=1 arch_added=0
+if [ "$host_arch" = amd64 ]; then
+  foreign=$(dpkg --print-foreign-architectures)
+  for arch in arm64 armhf; do
+    if ! grep -qx "$arch" <<<"$foreign"; then
+      log "dpkg --add-architecture $arch"
+      $SUDO dpkg --add-architecture "$arch"; arch_added=1
+    fi
+  done
+fi
+apt_update() {
+  [ $need_update = 1 ] || return 0
+  # An index error for a foreign architecture on the security mirror is harmless here.
+  $SUDO apt-get update -qq || true
+  need_update=0
+}
+
+# The toolchain's version: the installed rustc's when it is new enough and (on x86_64) the
+# ARM std packages exist at that version or are already copied; else the release's
+# candidate. All of the family is then installed at that one version (apt would otherwise be
+# free to mix security and main versions, which rustc cannot link together).
+rust_version() {
+  local inst cand ok t versions
+  inst=$(installed_version "$rustc_pkg")
+  if [ -n "$inst" ] && dpkg --compare-versions "$inst" ge "$RUST_MIN_VERSION~"; then
+    ok=1
+    if [ "$host_arch" = amd64 ]; then
+      for t in "${arm_triples[@]}"; do
+        arm_std_current "${t#*:}" "$inst" && continue
+        versions=$(apt-cache madison "$std_pkg:${t%%:*}" 2>/dev/null | awk '{print $3}')
+        grep -qxF "$inst" <<<"$versions" || ok=0
+      done
+    fi
+    [ $ok = 1 ] && { echo "$inst"; return; }
+  fi
+  cand=$(apt-cache policy "$rustc_pkg" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+  { [ -n "$cand" ] && [ "$cand" != "(none)" ]; } || return 1
+  dpkg --compare-versions "$cand" ge "$RUST_MIN_VERSION~" || return 1
+  echo "$cand"
+}
+# A fresh host (no rustc yet, or new architectures) chooses from fresh indexes.
+{ [ -n "$(installed_version "$rustc_pkg")" ] && [ $arch_added = 0 ]; } || apt_update
+rust_ver=$(rust_version) || { apt_update; rust_ver=$(rust_version) ||
+  die "Debian's $rustc_pkg >= $RUST_MIN_VERSION is not available here ($codename; apt-cache policy $rustc_pkg)"; }
+for p in "${rust_pkgs[@]}"; do apt_pkgs+=("$p=$rust_ver"); done
 
 missing=()
 for p in "${apt_pkgs[@]}"; do
   name=${p%%=*}; want=${p#*=}
-  have=$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null || true)
-  case "$have" in
-    "install ok installed "* | "hold ok installed "*) [ "$name" = "$p" ] || [ "${have##* }" = "$want" ] || missing+=("$p") ;;
-    *) missing+=("$p") ;;
-  esac
+  have=$(installed_version "$name")
+  if [ -z "$have" ]; then missing+=("$p")
+  elif [ "$name" != "$p" ] && [ "$have" != "$want" ]; then missing+=("$p"); fi
 done
 
-need_update=1
 if [ ${#missing[@]} -gt 0 ]; then
   log "apt-get install ${missing[*]}"
-  $SUDO apt-get update -qq || true
-  need_update=0
+  apt_update
   $SUDO apt-get install -y -qq --no-install-recommends --allow-downgrades \
     --allow-change-held-packages "${missing[@]}" >/dev/null
 fi
-# Keep a later `apt-get install` of something else from moving the pinned toolchain.
-$SUDO apt-mark hold "${rust_pkgs[@]}" >/dev/null
+log "Debian's Rust toolchain: ${rust_pkgs[*]} $rust_ver ($codename)"
 
 
 # ---- x86_64 hosts only, up to the vectors: what the cross builds, the qemu tests and the ARM
@@ -94,30 +187,25 @@ $SUDO apt-mark hold "${rust_pkgs[@]}" >/dev/null
 if [ "$host_arch" = amd64 ]; then
 
 # The ARM standard libraries for Debian's rustc: same version, taken from the arm64/armhf debs.
-for pair in arm64:aarch64-unknown-linux-gnu armhf:armv7-unknown-linux-gnueabihf; do
+for pair in "${arm_triples[@]}"; do
   arch=${pair%%:*}; triple=${pair#*:}
-  if [ -d "/usr/lib/rustlib/$triple/lib" ] && ls "/usr/lib/rustlib/$triple/lib"/libstd-*.rlib >/dev/null 2>&1; then
-    continue
-  fi
-  log "installing the Rust standard library for $triple from Debian ($arch)"
-  if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
-    $SUDO dpkg --add-architecture "$arch"; need_update=1
-  fi
-  if [ $need_update = 1 ]; then
-    # An index error for a foreign architecture on the security mirror is harmless here.
-    $SUDO apt-get update -qq || true
-    need_update=0
-  fi
+  arm_std_current "$triple" "$rust_ver" && continue
+  log "installing the Rust standard library for $triple from Debian ($std_pkg:$arch $rust_ver)"
+  apt_update
   tmp=$(mktemp -d)
-  (cd "$tmp" && apt-get download -qq "libstd-rust-web-dev:$arch=$RUST_DEB_VERSION" && dpkg-deb -x ./*.deb x)
+  chmod 755 "$tmp"
+  (cd "$tmp" && apt-get download -qq "$std_pkg:$arch=$rust_ver" && dpkg-deb -x ./*.deb x)
   $SUDO mkdir -p /usr/lib/rustlib
+  $SUDO rm -rf "/usr/lib/rustlib/$triple"
   $SUDO cp -a "$tmp/x/usr/lib/rustlib/$triple" /usr/lib/rustlib/
+  echo "$rust_ver" | $SUDO tee "/usr/lib/rustlib/$triple/DEBIAN-VERSION" >/dev/null
   rm -rf "$tmp"
 done
 
 # rustup's cargo/rustfmt/clippy drive the native build; make sure the components exist.
 if command -v rustup >/dev/null 2>&1; then
-  rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt || true
+  components=$(rustup component list --installed 2>/dev/null || true)
+  grep -q '^clippy' <<<"$components" || rustup component add clippy rustfmt || true
 fi
 
 # cargo-fuzz (pinned) for the fuzz targets in fuzz/ (scripts/fuzz.sh, the bounded run in
@@ -141,7 +229,8 @@ fi
 arm64=$top/.deps/arm64
 fetch_deb() { # ARCH PACKAGE FILE-IT-PROVIDES: apt-get download + dpkg-deb -x into .deps/ARCH
   local arch=$1 pkg=$2 file=$3 dir=$top/.deps/$1 ver tmp
-  [ -e "$dir/$file" ] && return 0
+  # (trixie's packages moved /lib/<multiarch> files under /usr: either place counts.)
+  if [ -e "$dir/$file" ] || [ -e "$dir/usr/$file" ]; then return 0; fi
   ver=$(dpkg-query -W -f='${Version}' "$pkg:amd64" 2>/dev/null || dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
   log "fetching Debian's $arch $pkg ${ver}"
   tmp=$(mktemp -d)
@@ -156,13 +245,17 @@ fetch_deb() { # ARCH PACKAGE FILE-IT-PROVIDES: apt-get download + dpkg-deb -x in
 }
 fetch_arm64() { fetch_deb arm64 "$@"; }
 L=usr/lib/aarch64-linux-gnu
-fetch_arm64 libnettle8 $L/libnettle.so.8
-fetch_arm64 libssl3 $L/libcrypto.so.3
+fetch_arm64 "$nettle_pkg" $L/libnettle.so.8
+fetch_arm64 "$ssl_pkg" $L/libcrypto.so.3
 fetch_arm64 libgcrypt20 $L/libgcrypt.so.20
 fetch_arm64 libgpg-error0 lib/aarch64-linux-gnu/libgpg-error.so.0
 fetch_arm64 libssl-dev usr/include/aarch64-linux-gnu/openssl/configuration.h
 fetch_arm64 libgcrypt20-dev usr/include/gcrypt.h
 fetch_arm64 libgpg-error-dev usr/include/aarch64-linux-gnu/gpg-error.h
+# OpenSSL 3.5 (Debian 13) links libz and libzstd: cross links against its libcrypto need them
+# beside it (on Debian 12 they are merely unused).
+fetch_arm64 zlib1g lib/aarch64-linux-gnu/libz.so.1
+fetch_arm64 libzstd1 lib/aarch64-linux-gnu/libzstd.so.1
 
 # qemu's TCG plugin header (qemu-plugin.h, API version 1, GPL-2.0-or-later: not kept in this
 # repository) from the Debian source package of the installed qemu-user, for the whole-call
@@ -175,8 +268,8 @@ if [ ! -e "$qplug/qemu-plugin.h" ]; then
   log "fetching qemu-plugin.h from Debian's qemu source ${qsrc}"
   qa=$top/.deps/apt-src
   mkdir -p "$qa/lists/partial" "$qa/cache" "$qplug"
-  for s in bookworm bookworm-updates; do echo "deb-src http://deb.debian.org/debian $s main"; done >"$qa/sources.list"
-  echo "deb-src http://deb.debian.org/debian-security bookworm-security main" >>"$qa/sources.list"
+  for s in "$codename" "$codename-updates"; do echo "deb-src http://deb.debian.org/debian $s main"; done >"$qa/sources.list"
+  echo "deb-src http://deb.debian.org/debian-security $codename-security main" >>"$qa/sources.list"
   aopt=(-o Dir::Etc::SourceList="$qa/sources.list" -o Dir::Etc::SourceParts=/nonexistent
         -o Dir::State::Lists="$qa/lists" -o Dir::Cache="$qa/cache" -qq)
   tmp=$(mktemp -d)
@@ -194,31 +287,40 @@ fetch_deb armhf libgpg-error0 lib/arm-linux-gnueabihf/libgpg-error.so.0
 # Debian's armhf libnettle8 (nettle drop-in tests under qemu-arm: scripts/test-nettle.sh
 # armv7) and libssl3 with its -dev headers (OpenSSL's AArch32 loops and whole calls for the
 # model comparison: scripts/model-arm.sh --openssl-armhf and --whole-call).
-fetch_deb armhf libnettle8 usr/lib/arm-linux-gnueabihf/libnettle.so.8
-fetch_deb armhf libssl3 usr/lib/arm-linux-gnueabihf/libcrypto.so.3
+fetch_deb armhf "$nettle_pkg" usr/lib/arm-linux-gnueabihf/libnettle.so.8
+fetch_deb armhf "$ssl_pkg" usr/lib/arm-linux-gnueabihf/libcrypto.so.3
 fetch_deb armhf libssl-dev usr/include/arm-linux-gnueabihf/openssl/configuration.h
+fetch_deb armhf zlib1g lib/arm-linux-gnueabihf/libz.so.1
+fetch_deb armhf libzstd1 lib/arm-linux-gnueabihf/libzstd.so.1
 
 # Debian's arm64 and armhf valgrind for the constant-time check of the ARM backends
 # (scripts/ctgrind.sh runs memcheck under qemu-user): each a sysroot for `qemu -L` holding
 # valgrind, libc6 with its debug symbols (memcheck needs ld.so's), libgcc-s1 and libnettle8.
 libc_ver=$(dpkg-query -W -f='${Version}' libc6 2>/dev/null || true)
-nettle_ver=$(dpkg-query -W -f='${Version}' libnettle8 2>/dev/null || true)
+nettle_ver=$(dpkg-query -W -f='${Version}' "$nettle_pkg" 2>/dev/null || true)
 for arch in arm64 armhf; do
   vg=$top/.deps/valgrind-$arch
   ls "$vg"/usr/libexec/valgrind/memcheck-*-linux >/dev/null 2>&1 &&
     [ -e "$vg/usr/lib/debug/.build-id" ] && continue
   log "fetching Debian's $arch valgrind and libc6 debug symbols"
-  if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
-    $SUDO dpkg --add-architecture "$arch"; need_update=1
-  fi
-  if [ $need_update = 1 ]; then $SUDO apt-get update -qq || true; need_update=0; fi
+  apt_update
   tmp=$(mktemp -d)
   chmod 755 "$tmp"
   (cd "$tmp" && apt-get download -qq "valgrind:$arch" "libc6:$arch${libc_ver:+=$libc_ver}" \
      "libc6-dbg:$arch${libc_ver:+=$libc_ver}" "libgcc-s1:$arch" \
-     "libnettle8:$arch${nettle_ver:+=$nettle_ver}" 2>/dev/null &&
+     "$nettle_pkg:$arch${nettle_ver:+=$nettle_ver}" 2>/dev/null &&
    rm -rf "$vg" && mkdir -p "$vg" && for d in ./*.deb; do dpkg-deb -x "$d" "$vg"; done)
   rm -rf "$tmp"
+done
+# Debian 13's packages keep everything under /usr; the /lib, /bin, /sbin links of a merged
+# /usr come from base-files, not from the debs above. qemu -L looks for the dynamic loader at
+# /lib/ld-linux-*.so.*, so make the links where no package made the directory (also in a
+# sysroot fetched before this step existed).
+for arch in arm64 armhf; do
+  for d in lib bin sbin; do
+    vg=$top/.deps/valgrind-$arch
+    [ -e "$vg/$d" ] || [ ! -d "$vg/usr/$d" ] || ln -s "usr/$d" "$vg/$d"
+  done
 done
 fi # ---- end of the x86_64-only part
 

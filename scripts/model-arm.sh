@@ -251,7 +251,8 @@ fi
 if [ $MODE = openssl ]; then
   lib=$ROOT/.deps/armhf/usr/lib/arm-linux-gnueabihf/libcrypto.so.3
   [ -f "$lib" ] || die "$lib not found (scripts/deps.sh fetches Debian's armhf libssl3)"
-  ver=$(grep -h '^Package: libssl3 ' "$ROOT/.deps/armhf/VERSIONS" 2>/dev/null | tail -n1 || true)
+  # libssl3 on Debian 12, libssl3t64 on Debian 13 (the 64-bit time_t rename).
+  ver=$(grep -hE '^Package: libssl3(t64)? ' "$ROOT/.deps/armhf/VERSIONS" 2>/dev/null | tail -n1 || true)
   echo "# ${ver:-libssl3 (version unknown)}"
   exec "$PY" "$ROOT/scripts/model-arm-openssl.py" "${COMMON[@]}" --lib "$lib" \
     --cpus "${CPUS:-cortex-a57,cortex-a72}" --cache "$ROOT/target/debian/model-arm-cache"

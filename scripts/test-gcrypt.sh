@@ -57,7 +57,7 @@ aarch64 | armv7)
   for h in /usr/include/gcrypt.h /usr/include/x86_64-linux-gnu/gpg-error.h /usr/include/x86_64-linux-gnu/gpgrt.h; do
     ln -sf "$h" "$hdr/"
   done
-  inc="-I$hdr" libs="$deps/usr/lib/$multi/libgcrypt.so.20 -Wl,-rpath-link,$deps/lib/$multi"
+  inc="-I$hdr" libs="$deps/usr/lib/$multi/libgcrypt.so.20 -Wl,-rpath-link,$deps/lib/$multi:$deps/usr/lib/$multi"
   tdir=$top/target/debian
   RUSTC=/usr/bin/rustc CARGO_TARGET_DIR=$tdir cargo build --release -q --target $triple \
     --example backends || { bad "cross cargo build"; finish; exit; } ;;
