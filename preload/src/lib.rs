@@ -342,8 +342,10 @@ macro_rules! export_buffer_call {
 export_buffer_call!(gcry_cipher_setkey(*const c_void) => setkey, SRC_USER_1);
 export_buffer_call!(gcry_cipher_setiv(*const c_void) => setiv, SRC_USER_1,
 fast |g| |iv: *const c_void, len| {
+    // Read once into registers: the handle's stores could alias the caller's IV, so a
+    // borrowed IV would be loaded again for each of its two copies.
     // SAFETY: `iv` is readable for `len` = 12 bytes (caller's contract).
-    (len == 12 && !iv.is_null() && g.setiv_96(unsafe { &*(iv as *const [u8; 12]) }))
+    (len == 12 && !iv.is_null() && g.setiv_96(&unsafe { (iv as *const [u8; 12]).read_unaligned() }))
         .then_some(0)
 });
 export_buffer_call!(gcry_cipher_setctr(*const c_void) => setctr, SRC_USER_1);
