@@ -231,18 +231,26 @@ pub(crate) trait Backend {
     const SHORT_DATA_BLOCKS: usize = short::DATA_BLOCKS;
     const SHORT_HASH_BLOCKS: usize = short::HASH_BLOCKS;
 
+    /// Whether the backend's [`Backend::crypt_short_hold`] is a one-pass kernel of its own
+    /// that takes a null `hold` (keeps nothing): then [`Backend::crypt_short`] is that
+    /// kernel without a hold, and the backend writes only the one. (Set it only with a
+    /// `crypt_short_hold` of the backend's own: the default one calls `crypt_short`.)
+    const SHORT_HOLD_KERNEL: bool = false;
+
     /// A whole message within the `SHORT_*` limits in one call, from its J0: `len` bytes
     /// from `src` to `dst` (CTR from inc32(J0)), and the full tag returned — E(K, J0)
     /// beside the counter blocks, and GHASH from zero over the zero-padded AAD, the
     /// zero-padded ciphertext and the lengths block, with aggregated powers of H and one
     /// reduction. Decrypting releases the plaintext unverified: it serves the streaming
-    /// API, whose caller checks the tag afterwards. The default runs the backend's other
-    /// entries over stack buffers (`short.rs`).
+    /// API, whose caller checks the tag afterwards. The default is the backend's
+    /// one-pass kernel without a hold ([`Backend::SHORT_HOLD_KERNEL`]), else the
+    /// backend's other entries over stack buffers (`short.rs`).
     ///
     /// # Safety
     /// `src` readable and `dst` writable for `len` bytes, equal or disjoint; the message
     /// is within the limits.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     unsafe fn crypt_short(
         m: &Material,
         dir: Direction,
@@ -252,8 +260,12 @@ pub(crate) trait Backend {
         dst: *mut u8,
         len: usize,
     ) -> [u8; 16] {
-        // SAFETY: forwarded contract.
-        unsafe { short::crypt::<Self>(m, dir, j0, aad, src, dst, len) }
+        // SAFETY (both): forwarded contract; a one-pass kernel takes a null hold.
+        if Self::SHORT_HOLD_KERNEL {
+            unsafe { Self::crypt_short_hold(m, dir, j0, aad, src, dst, len, core::ptr::null_mut()) }
+        } else {
+            unsafe { short::crypt::<Self>(m, dir, j0, aad, src, dst, len) }
+        }
     }
 
     /// [`Backend::crypt_short`] that also writes the ciphertext, zero-padded to whole
@@ -262,7 +274,8 @@ pub(crate) trait Backend {
     /// hashes.
     ///
     /// # Safety
-    /// As for [`Backend::crypt_short`]; `hold` writable for `len` rounded up to a block.
+    /// As for [`Backend::crypt_short`]; `hold` writable for `len` rounded up to a block
+    /// (or null, for a [`Backend::SHORT_HOLD_KERNEL`] called by `crypt_short`).
     #[allow(clippy::too_many_arguments)]
     unsafe fn crypt_short_hold(
         m: &Material,

@@ -150,19 +150,7 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
 
     const SHORT_DATA_BLOCKS: usize = short::DATA_BLOCKS;
     const SHORT_HASH_BLOCKS: usize = short::HASH_BLOCKS;
-
-    unsafe fn crypt_short(
-        m: &Material,
-        dir: Direction,
-        j0: &[u8; 16],
-        aad: &[u8],
-        src: *const u8,
-        dst: *mut u8,
-        len: usize,
-    ) -> [u8; 16] {
-        // SAFETY: forwarded contract.
-        unsafe { Self::crypt_short_hold(m, dir, j0, aad, src, dst, len, core::ptr::null_mut()) }
-    }
+    const SHORT_HOLD_KERNEL: bool = true;
 
     #[inline(always)]
     unsafe fn crypt_short_hold(

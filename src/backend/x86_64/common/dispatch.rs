@@ -102,31 +102,7 @@ macro_rules! x86_backend {
 
                 const SHORT_DATA_BLOCKS: usize = crate::backend::x86_64::common::short::DATA_BLOCKS;
                 const SHORT_HASH_BLOCKS: usize = crate::backend::x86_64::common::short::HASH_BLOCKS;
-
-                #[inline(always)]
-                unsafe fn crypt_short(
-                    m: &Material,
-                    dir: Direction,
-                    j0: &[u8; 16],
-                    aad: &[u8],
-                    src: *const u8,
-                    dst: *mut u8,
-                    len: usize,
-                ) -> [u8; 16] {
-                    // SAFETY: forwarded contract.
-                    unsafe {
-                        Self::crypt_short_hold(
-                            m,
-                            dir,
-                            j0,
-                            aad,
-                            src,
-                            dst,
-                            len,
-                            core::ptr::null_mut(),
-                        )
-                    }
-                }
+                const SHORT_HOLD_KERNEL: bool = true;
 
                 #[inline(always)]
                 unsafe fn crypt_short_hold(
