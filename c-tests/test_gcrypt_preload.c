@@ -190,7 +190,7 @@ static void differences(void) {
   gcry_cipher_authenticate(h, d, 16);
   gcry_cipher_gettag(h, t_fresh, 16);
   CHECK(!memcmp(t_ours, t_fresh, 16), "an abandoned block leaves nothing behind here");
-  CHECK(memcmp(t_real, t_fresh, 16), "libgcrypt carries the abandoned block over (else update the README)");
+  CHECK(memcmp(t_real, t_fresh, 16), "libgcrypt carries the abandoned block over (else update docs/libgcrypt.md)");
   gcry_cipher_close(h), r_close(r);
 
   /* encrypt with out == NULL (an error here, a crash in libgcrypt) ends the AAD as

@@ -7,7 +7,7 @@
 //! interposer, with or without GCRY_CIPHER_SECURE) and AES-CBC and Camellia-GCM, which it
 //! must forward untouched.
 //!
-//! The interposer's documented differences (README, "Deliberate differences") are the only
+//! The interposer's documented differences (docs/libgcrypt.md, "Deliberate differences") are the only
 //! exceptions, and each is checked for its documented answer instead:
 //! - where libgcrypt crashes — a 12-byte setiv before any key, a NULL buffer with a
 //!   length — the interposer must answer INV_STATE or INV_ARG; the real side gets instead

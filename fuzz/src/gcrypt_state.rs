@@ -3,7 +3,7 @@
 //!
 //! - `keyed` (libgcrypt's `ghash_fn`, set by the first good setkey): a 12-byte setiv
 //!   before it makes libgcrypt encrypt with no key schedule and crash; the interposer
-//!   answers GPG_ERR_INV_STATE (README, "Deliberate differences");
+//!   answers GPG_ERR_INV_STATE (docs/libgcrypt.md, "Deliberate differences");
 //! - `mac_unused`: bytes of AAD or data waiting in libgcrypt's GHASH buffer (`macbuf`).
 //!   A setiv — explicit, or the implicit 16 zero bytes — does not clear them, so they
 //!   enter the next IV's (or AAD's) GHASH and that message's tag, and for IVs other than
