@@ -4,8 +4,9 @@
 //! read as one 16-byte load cannot be store-forwarded on x86 and stalls).
 //!
 //! The reads overlap: 9..15 bytes are two 8-byte reads, the second shifted down over the
-//! first; 4..8 bytes two 4-byte reads; 1..3 bytes the first, middle and last byte. The
-//! branches depend on the length, which is public; the bytes never steer anything.
+//! first (on x86_64: 8 bytes, then the rest as below); 4..7 bytes two 4-byte reads; 1..3
+//! bytes the first, middle and last byte. The branches depend on the length, which is
+//! public; the bytes never steer anything.
 // `store_partial`: only the backends with a one-pass short-message kernel of their own.
 #![cfg_attr(
     not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "arm")),
@@ -32,37 +33,50 @@ pub(crate) static PARTIAL_MASK: [u8; 32] = {
 #[inline(always)]
 pub(crate) unsafe fn load_partial(p: *const u8, n: usize) -> [u64; 2] {
     debug_assert!(n > 0 && n < 16);
-    let u64_at = |i: usize| {
-        // SAFETY: callers pass offsets with 8 bytes inside the `n` readable ones.
-        u64::from_le_bytes(unsafe { p.add(i).cast::<[u8; 8]>().read_unaligned() })
-    };
+    // SAFETY (all): the reads stay inside the `n` readable bytes.
+    if n < 8 {
+        return [unsafe { load_under_8(p, n) }, 0];
+    }
+    let lo = u64::from_le_bytes(unsafe { p.cast::<[u8; 8]>().read_unaligned() });
+    if n == 8 {
+        return [lo, 0];
+    }
+    // x86_64: the upper half in reads that stay inside it. A block the caller has just
+    // stored as 16 bytes (AAD held by a front-end) is store-forwarded to those, but not to
+    // an 8-byte read across its middle, which waits about ten cycles for the store.
+    #[cfg(target_arch = "x86_64")]
+    let hi = unsafe { load_under_8(p.add(8), n - 8) };
+    #[cfg(not(target_arch = "x86_64"))]
+    let hi = u64::from_le_bytes(unsafe { p.add(n - 8).cast::<[u8; 8]>().read_unaligned() })
+        >> (8 * (16 - n));
+    [lo, hi]
+}
+
+/// The first `n` bytes at `p` (0 < `n` < 8), zero-extended: 4..7 bytes as two
+/// overlapping 4-byte reads, 1..3 as the first, middle and last byte.
+///
+/// # Safety
+/// `p` is readable for `n` bytes.
+#[inline(always)]
+unsafe fn load_under_8(p: *const u8, n: usize) -> u64 {
+    debug_assert!(n > 0 && n < 8);
     let u32_at = |i: usize| {
-        // SAFETY: as above, 4 bytes.
+        // SAFETY: callers pass offsets with 4 bytes inside the `n` readable ones.
         u64::from(u32::from_le_bytes(unsafe {
             p.add(i).cast::<[u8; 4]>().read_unaligned()
         }))
     };
     // SAFETY (byte reads): offsets below `n`.
     let byte_at = |i: usize| u64::from(unsafe { p.add(i).read() });
-    if n >= 8 {
-        let hi = if n > 8 {
-            u64_at(n - 8) >> (8 * (16 - n))
-        } else {
-            0
-        };
-        [u64_at(0), hi]
-    } else if n >= 4 {
+    if n >= 4 {
         let top = if n > 4 {
             (u32_at(n - 4) >> (8 * (8 - n))) << 32
         } else {
             0
         };
-        [u32_at(0) | top, 0]
+        u32_at(0) | top
     } else {
-        [
-            byte_at(0) | (byte_at(n / 2) << (8 * (n / 2))) | (byte_at(n - 1) << (8 * (n - 1))),
-            0,
-        ]
+        byte_at(0) | (byte_at(n / 2) << (8 * (n / 2))) | (byte_at(n - 1) << (8 * (n - 1)))
     }
 }
 

@@ -6,7 +6,7 @@
 
 use super::tag::TagIv;
 use super::{status, Dir, GcmHandle};
-use stitchgcm::Error;
+use stitchgcm::{Error, Key};
 
 /// Bits of [`GcmHandle::flags`].
 const KEY_MARK: u64 = 1 << 8;
@@ -15,13 +15,29 @@ const DATA_STARTED: u64 = 1 << 24;
 const OVER_LIMIT: u64 = 1 << 32;
 const HAS_IV: u64 = 1 << 40;
 const RARE: u64 = 1 << 56;
+/// The byte of `unused_without_iv`.
+const UNUSED_BYTE: u64 = 0xff << 48;
+
+/// Where the eight flag bytes start (`secure` .. `rare`, declared in that order).
+const FLAGS_AT: usize = core::mem::offset_of!(GcmHandle, secure);
+const _: () = assert!(FLAGS_AT % 8 == 0 && core::mem::offset_of!(GcmHandle, rare) == FLAGS_AT + 7);
 
 impl GcmHandle {
-    /// The eight bytes after the magic as one word (one load where they are adjacent, as
-    /// `GcmHandle` lays them out), so that a fast path tests its flags at once.
+    /// The eight flag bytes as one word. The fast paths write them back in one store
+    /// ([`GcmHandle::update_flags`]): a word read right after single-byte stores to it is not
+    /// store-forwarded and waits for them (about ten cycles on x86). On x86_64 it is one
+    /// aligned load; elsewhere a load per byte, which the AArch64 cores' models price
+    /// lower (the masks of several flags are no logical immediates there).
     #[inline(always)]
     fn flags(&self) -> u64 {
-        u64::from_le_bytes([
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `GcmHandle` is `repr(C)` with the eight one-byte fields at `FLAGS_AT`
+        // (const-asserted), inside the struct; a byte array needs no alignment (the
+        // handle's own, 8, makes the word aligned).
+        let bytes =
+            unsafe { ((self as *const Self as *const u8).add(FLAGS_AT) as *const [u8; 8]).read() };
+        #[cfg(not(target_arch = "x86_64"))]
+        let bytes = [
             self.secure as u8,
             self.key_mark as u8,
             self.tagged as u8,
@@ -30,21 +46,59 @@ impl GcmHandle {
             self.has_iv as u8,
             self.unused_without_iv,
             self.rare as u8,
-        ])
+        ];
+        u64::from_le_bytes(bytes)
+    }
+
+    /// Clears the flags in `clear` and sets those in `set` (constants of one-byte bool
+    /// flags, or `UNUSED_BYTE` to clear), given `f`, the [`GcmHandle::flags`] read by this
+    /// call. On x86_64 one store of the whole word, which the next call's load is
+    /// forwarded from; elsewhere the fields named, each a byte store.
+    #[inline(always)]
+    fn update_flags(&mut self, f: u64, clear: u64, set: u64) {
+        debug_assert!(set & !0x0101_0101_0101_0101 == 0 && f == self.flags());
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `flags`; every bool byte written is 0 or 1 (`set` has only bits of
+        // one-byte flags), so the fields stay valid.
+        unsafe {
+            ((self as *mut Self as *mut u8).add(FLAGS_AT) as *mut [u8; 8])
+                .write((f & !clear | set).to_le_bytes())
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = f;
+            let named = clear | set;
+            for (bit, field) in [
+                (TAGGED, &mut self.tagged),
+                (DATA_STARTED, &mut self.data_started),
+                (OVER_LIMIT, &mut self.over_limit),
+                (HAS_IV, &mut self.has_iv),
+            ] {
+                if named & bit != 0 {
+                    *field = set & bit != 0;
+                }
+            }
+            if clear & UNUSED_BYTE != 0 {
+                self.unused_without_iv = 0;
+            }
+            // (The fast paths never change `secure`, `key_mark` or `rare`.)
+            debug_assert!(named & (0xff | KEY_MARK | RARE) == 0);
+        }
     }
 
     /// [`GcmHandle::reset`] after the tag of a message (the usual reset between packets):
     /// the finished message is left for the next IV or the close to wipe.
     #[inline(always)]
     pub fn reset_finished(&mut self) -> bool {
-        if self.flags() & (HAS_IV | TAGGED | RARE) != HAS_IV | TAGGED {
+        let f = self.flags();
+        if f & (HAS_IV | TAGGED | RARE) != HAS_IV | TAGGED {
             return false;
         }
-        self.unused_without_iv = 0;
-        self.has_iv = false;
-        self.tagged = false;
-        self.data_started = false;
-        self.over_limit = false;
+        self.update_flags(
+            f,
+            UNUSED_BYTE | HAS_IV | TAGGED | DATA_STARTED | OVER_LIMIT,
+            0,
+        );
         // SAFETY: a plain write over `Zero` or `Live` (not `rare`, checked above), which own nothing,
         // so no drop is skipped.
         unsafe { core::ptr::write(&mut self.tagiv, TagIv::Zero) };
@@ -56,11 +110,13 @@ impl GcmHandle {
     /// state between packets): always applies then.
     #[inline(always)]
     pub fn setiv_96(&mut self, iv: &[u8; 12]) -> bool {
+        // The rare states, whose ending wipes a message, go the general way; so no call is
+        // left on this path.
         let Some(key) = self.key.as_ref() else {
             return false;
         };
-        // The rare states, whose ending wipes a message, go the general way; so no call is
-        // left on this path.
+        // (A pointer, so that the flags can be written while it is kept.)
+        let key: *const Key = key;
         let f = self.flags();
         if f & (HAS_IV | TAGGED) == HAS_IV || f & RARE != 0 {
             return false;
@@ -68,11 +124,9 @@ impl GcmHandle {
         // `unused_without_iv` is left as it is: only read while there is no message, and
         // written by every call that leaves the handle without one (a rejected setiv,
         // reset, setctr). `Message::restart` with 96 bits ends the message in place.
-        self.tagged = false;
-        self.data_started = false;
-        self.over_limit = false;
-        let _ = self.msg.restart(key, iv); // a 96-bit IV is never refused
-        self.has_iv = true;
+        self.update_flags(f, TAGGED | DATA_STARTED | OVER_LIMIT, HAS_IV);
+        // SAFETY: `self.key`, which `update_flags` does not write.
+        let _ = self.msg.restart(unsafe { &*key }, iv); // a 96-bit IV is never refused
         self.iv.set_96(iv);
         // SAFETY: a plain write over `Zero` or `Live` (not `rare`, checked above), which own nothing,
         // so no drop is skipped.
@@ -106,15 +160,18 @@ impl GcmHandle {
         src: *const u8,
         len: usize,
     ) -> Option<u32> {
-        if self.flags() & (KEY_MARK | HAS_IV | OVER_LIMIT | TAGGED) != KEY_MARK | HAS_IV {
+        let f = self.flags();
+        if f & (KEY_MARK | HAS_IV | OVER_LIMIT | TAGGED) != KEY_MARK | HAS_IV {
             return None;
         }
-        let key = self.key.as_ref()?;
+        let key: *const Key = self.key.as_ref()?;
         let (s, d) = (src as usize, out as usize);
         if s != d && (s.wrapping_sub(d) < len || d.wrapping_sub(s) < len) {
             return None; // overlapping: the general path copies the input first
         }
-        self.data_started = true;
+        self.update_flags(f, 0, DATA_STARTED);
+        // SAFETY: `self.key`, which `update_flags` does not write.
+        let key = unsafe { &*key };
         // SAFETY: `src` readable and `out` writable for `len` bytes (caller's contract),
         // equal or disjoint (checked).
         let r = unsafe {
@@ -135,13 +192,14 @@ impl GcmHandle {
     /// computed (`Message::provisional_tag`), with no tag mask kept beside the message.
     #[inline(always)]
     pub fn gettag_full(&mut self, out: &mut [u8; 16]) -> bool {
-        if self.flags() & (HAS_IV | OVER_LIMIT | RARE) != HAS_IV {
+        let f = self.flags();
+        if f & (HAS_IV | OVER_LIMIT | RARE) != HAS_IV {
             return false;
         }
         if !self.msg.provisional_tag(out) {
             return false;
         }
-        self.tagged = true;
+        self.update_flags(f, 0, TAGGED);
         // SAFETY: a plain write over `Zero` or `Live` (not `rare`, checked above), which own nothing,
         // so no drop is skipped.
         unsafe { core::ptr::write(&mut self.tagiv, TagIv::Zero) };
@@ -152,14 +210,16 @@ impl GcmHandle {
     /// against a message in progress or finished, with no tag mask kept beside it.
     #[inline(always)]
     pub fn checktag_fast(&mut self, tag: &[u8]) -> Option<u32> {
-        if self.flags() & (HAS_IV | OVER_LIMIT | RARE) != HAS_IV {
+        let f = self.flags();
+        if f & (HAS_IV | OVER_LIMIT | RARE) != HAS_IV {
             return None;
         }
-        let key = self.key.as_ref()?;
-        self.tagged = true;
+        let key: *const Key = self.key.as_ref()?;
+        self.update_flags(f, 0, TAGGED);
         // SAFETY: a plain write over `Zero` or `Live` (not `rare`, checked above), which own nothing,
         // so no drop is skipped.
         unsafe { core::ptr::write(&mut self.tagiv, TagIv::Zero) };
-        Some(status(self.msg.verify(key, tag)))
+        // SAFETY: `self.key`, which `update_flags` and the write above do not touch.
+        Some(status(self.msg.verify(unsafe { &*key }, tag)))
     }
 }

@@ -82,7 +82,9 @@ impl IvCopy {
 #[repr(C)]
 pub struct GcmHandle {
     magic: u32,
-    // The next eight bytes are read as one word by the fast paths (`fast.rs`, `flags`).
+    /// Puts the next eight bytes at offset 8: the fast paths (`fast.rs`) read and write
+    /// them as one aligned word.
+    _align: u32,
     pub secure: bool,
     key_mark: bool,
     tagged: bool,
@@ -133,6 +135,7 @@ impl GcmHandle {
     pub fn new(secure: bool, real: *mut core::ffi::c_void) -> GcmHandle {
         GcmHandle {
             magic: MAGIC,
+            _align: 0,
             secure,
             key_mark: false,
             tagged: false,
