@@ -4,9 +4,9 @@
 //! read as one 16-byte load cannot be store-forwarded on x86 and stalls).
 //!
 //! The reads overlap: 9..15 bytes are two 8-byte reads, the second shifted down over the
-//! first (on x86_64: 8 bytes, then the rest as below); 4..7 bytes two 4-byte reads; 1..3
-//! bytes the first, middle and last byte. The branches depend on the length, which is
-//! public; the bytes never steer anything.
+//! first (on x86_64, 12..15 bytes: 8, then two 4-byte reads); 4..7 bytes two 4-byte
+//! reads; 1..3 bytes the first, middle and last byte. The branches depend on the length,
+//! which is public; the bytes never steer anything.
 // `store_partial`: only the backends with a one-pass short-message kernel of their own.
 #![cfg_attr(
     not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "arm")),
@@ -41,12 +41,13 @@ pub(crate) unsafe fn load_partial(p: *const u8, n: usize) -> [u64; 2] {
     if n == 8 {
         return [lo, 0];
     }
-    // x86_64: the upper half in reads that stay inside it. A block the caller has just
-    // stored as 16 bytes (AAD held by a front-end) is store-forwarded to those, but not to
-    // an 8-byte read across its middle, which waits about ten cycles for the store.
-    #[cfg(target_arch = "x86_64")]
-    let hi = unsafe { load_under_8(p.add(8), n - 8) };
-    #[cfg(not(target_arch = "x86_64"))]
+    // x86_64, 12..15 bytes (a TLS record header is 13): the upper half in two 4-byte
+    // reads inside it. A block the caller has just stored as 16 bytes (AAD held by a
+    // front-end) is store-forwarded to those, but not to an 8-byte read across its
+    // middle, which waits about ten cycles for the store.
+    if cfg!(target_arch = "x86_64") && n >= 12 {
+        return [lo, unsafe { load_under_8(p.add(8), n - 8) }];
+    }
     let hi = u64::from_le_bytes(unsafe { p.add(n - 8).cast::<[u8; 8]>().read_unaligned() })
         >> (8 * (16 - n));
     [lo, hi]
