@@ -9,6 +9,9 @@
 //! [`Kernels`]: the counter goes into native order and the GHASH state into natural bit
 //! order (`rbit`) once, whole groups go to the group kernel, the rest and J0 to the tail.
 //!
+//! [`kernel_entries!`] writes the `Backend` entries both forward to their own files the
+//! same way (`crypt.rs`: the kernels and CTR alone; `short.rs`: the one-pass message).
+//!
 //! Some instructions are written as `asm!` instead of intrinsics because LLVM rewrote the
 //! intrinsic into several instructions (PMULL2 into lane moves plus PMULL, TRN1 into a
 //! copy plus a lane insert), adding vector µops on the pipe the crypto instructions
@@ -147,3 +150,82 @@ macro_rules! vector_insn {
     )+};
 }
 pub(super) use vector_insn;
+
+/// The `Backend` entries an AArch64 backend forwards to its own `crypt.rs` and
+/// `short.rs`: the fused kernel through [`crypt`] with the backend's `GROUP` and the
+/// [`Kernels`] that `$kernels(key, dir)` picks, CTR alone, and the one-pass short message
+/// (which keeps the ciphertext at a non-null hold) and its open. Used inside
+/// `impl Backend for …`, with the key type `$key`; the caller's module provides `crypt`,
+/// `short` and `GROUP`.
+macro_rules! kernel_entries {
+    ($key:ty, $kernels:expr) => {
+        unsafe fn crypt(
+            m: &Material,
+            dir: Direction,
+            ctr: &mut [u8; 16],
+            y: &mut [u8; 16],
+            src: *const u8,
+            dst: *mut u8,
+            blocks: usize,
+            j0: Option<&mut [u8; 16]>,
+        ) {
+            let k: &$key = m.view();
+            let kernels = $kernels(k, dir);
+            // SAFETY: forwarded contract; CPU support checked at key setup.
+            unsafe {
+                crate::backend::aarch64::common::crypt::<_, GROUP>(
+                    k, kernels, ctr, y, src, dst, blocks, j0,
+                )
+            }
+        }
+
+        unsafe fn ctr(
+            m: &Material,
+            ctr: &mut [u8; 16],
+            src: *const u8,
+            dst: *mut u8,
+            blocks: usize,
+        ) {
+            // SAFETY: forwarded contract; CPU support checked at key setup.
+            unsafe { crypt::ctr_only(m.view(), ctr, src, dst, blocks) }
+        }
+
+        const SHORT_DATA_BLOCKS: usize = short::DATA_BLOCKS;
+        const SHORT_HASH_BLOCKS: usize = short::HASH_BLOCKS;
+        const SHORT_HOLD_KERNEL: bool = true;
+
+        #[inline(always)]
+        unsafe fn crypt_short_hold(
+            m: &Material,
+            dir: Direction,
+            j0: &[u8; 16],
+            aad: &[u8],
+            src: *const u8,
+            dst: *mut u8,
+            len: usize,
+            hold: *mut u8,
+        ) -> [u8; 16] {
+            let enc = dir == Direction::Encrypt;
+            // SAFETY: forwarded contract (the mode checked the limits); CPU support
+            // checked at key setup.
+            unsafe { short::short(m.view(), enc, j0, aad, src, dst, len, hold) }
+        }
+
+        #[inline(always)]
+        unsafe fn open_short(
+            m: &Material,
+            j0: &[u8; 16],
+            aad: &[u8],
+            src: *const u8,
+            dst: *mut u8,
+            len: usize,
+            tag: &[u8],
+        ) -> bool {
+            // SAFETY: forwarded contract; CPU support checked at key setup.
+            let (mut full, ok) = unsafe { short::open(m.view(), j0, aad, src, dst, len, tag) };
+            crate::secret::wipe_block(&mut full);
+            ok
+        }
+    };
+}
+pub(super) use kernel_entries;

@@ -127,46 +127,7 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         unsafe { ghash::ghash_bytes(m.view(), y, data, len) }
     }
 
-    unsafe fn crypt(
-        m: &Material,
-        dir: Direction,
-        ctr: &mut [u8; 16],
-        y: &mut [u8; 16],
-        src: *const u8,
-        dst: *mut u8,
-        blocks: usize,
-        j0: Option<&mut [u8; 16]>,
-    ) {
-        let k: &CeKey = m.view();
-        let kernels = crypt::kernels::<EOR3>(k, dir);
-        // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe { common::crypt::<_, GROUP>(k, kernels, ctr, y, src, dst, blocks, j0) }
-    }
-
-    unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {
-        // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe { crypt::ctr_only(m.view(), ctr, src, dst, blocks) }
-    }
-
-    const SHORT_DATA_BLOCKS: usize = short::DATA_BLOCKS;
-    const SHORT_HASH_BLOCKS: usize = short::HASH_BLOCKS;
-    const SHORT_HOLD_KERNEL: bool = true;
-
-    #[inline(always)]
-    unsafe fn crypt_short_hold(
-        m: &Material,
-        dir: Direction,
-        j0: &[u8; 16],
-        aad: &[u8],
-        src: *const u8,
-        dst: *mut u8,
-        len: usize,
-        hold: *mut u8,
-    ) -> [u8; 16] {
-        let enc = dir == Direction::Encrypt;
-        // SAFETY: forwarded contract; CPU support checked at key setup.
-        unsafe { short::short(m.view(), enc, j0, aad, src, dst, len, hold) }
-    }
+    common::kernel_entries!(CeKey, crypt::kernels::<EOR3>);
 
     unsafe fn crypt_message(
         m: &Material,
@@ -185,22 +146,6 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         }
         // SAFETY: forwarded contract.
         unsafe { Self::stitched_message(m, dir, j0, aad, src, dst, len, y) }
-    }
-
-    #[inline(always)]
-    unsafe fn open_short(
-        m: &Material,
-        j0: &[u8; 16],
-        aad: &[u8],
-        src: *const u8,
-        dst: *mut u8,
-        len: usize,
-        tag: &[u8],
-    ) -> bool {
-        // SAFETY: forwarded contract; CPU support checked at key setup.
-        let (mut full, ok) = unsafe { short::open(m.view(), j0, aad, src, dst, len, tag) };
-        crate::secret::wipe_block(&mut full);
-        ok
     }
 }
 

@@ -98,62 +98,7 @@ impl Backend for Aarch64Neon {
         unsafe { ghash::ghash(m.view(), y, data, blocks) }
     }
 
-    unsafe fn crypt(
-        m: &Material,
-        dir: Direction,
-        ctr: &mut [u8; 16],
-        y: &mut [u8; 16],
-        src: *const u8,
-        dst: *mut u8,
-        blocks: usize,
-        j0: Option<&mut [u8; 16]>,
-    ) {
-        let k: &NeonKey = m.view();
-        let kernels = crypt::kernels(k, dir);
-        // SAFETY: forwarded contract; NEON available.
-        unsafe { common::crypt::<_, GROUP>(k, kernels, ctr, y, src, dst, blocks, j0) }
-    }
-
-    unsafe fn ctr(m: &Material, ctr: &mut [u8; 16], src: *const u8, dst: *mut u8, blocks: usize) {
-        // SAFETY: forwarded contract; NEON available.
-        unsafe { crypt::ctr_only(m.view(), ctr, src, dst, blocks) }
-    }
-
-    const SHORT_DATA_BLOCKS: usize = short::DATA_BLOCKS;
-    const SHORT_HASH_BLOCKS: usize = short::HASH_BLOCKS;
-    const SHORT_HOLD_KERNEL: bool = true;
-
-    #[inline(always)]
-    unsafe fn crypt_short_hold(
-        m: &Material,
-        dir: Direction,
-        j0: &[u8; 16],
-        aad: &[u8],
-        src: *const u8,
-        dst: *mut u8,
-        len: usize,
-        hold: *mut u8,
-    ) -> [u8; 16] {
-        let enc = dir == Direction::Encrypt;
-        // SAFETY: forwarded contract (the mode checked the limits); NEON available.
-        unsafe { short::short(m.view(), enc, j0, aad, src, dst, len, hold) }
-    }
-
-    #[inline(always)]
-    unsafe fn open_short(
-        m: &Material,
-        j0: &[u8; 16],
-        aad: &[u8],
-        src: *const u8,
-        dst: *mut u8,
-        len: usize,
-        tag: &[u8],
-    ) -> bool {
-        // SAFETY: forwarded contract; NEON available.
-        let (mut full, ok) = unsafe { short::open(m.view(), j0, aad, src, dst, len, tag) };
-        crate::secret::wipe_block(&mut full);
-        ok
-    }
+    common::kernel_entries!(NeonKey, crypt::kernels);
 }
 
 /// Key setup: the bit-sliced and the vector-permute round keys, then H = E(K, 0^128) and
