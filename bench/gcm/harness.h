@@ -114,6 +114,11 @@ struct clocked {
 };
 typedef double (*bench_fn)(void *arg);
 struct clocked clocked_run(bench_fn bench, void *arg);
+/* The report's clock line: the add chain, the imul chain (x86_64) and the TSC rate, with
+ * a warning when the chains disagree. */
+void clock_describe(char *out, size_t n);
+/* The TSC's ticks per ns (x86_64; 0 elsewhere), measured once per process. */
+double tsc_ghz(void);
 
 /* check.c */
 uint64_t run_check(const struct impl *p, int *failures, int *messages);

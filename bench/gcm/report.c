@@ -7,7 +7,9 @@
  * CSV: bench-slope's "cipher,<algo>,<mode>,<implementation>,,<ns>,ns/B,<MiB/s>,MiB/s,<c/B>,
  * c/B[,<Mhz>,Mhz[,<diff>,Mhz-diff]]" rows with the implementation in its first spare field,
  * then "tcrypt,<algo>,<row set's mode>,<implementation>,<bytes>,<ns>,ns/op,<cycles>,c/op,
- * <c/B>,c/B,<Mhz>,Mhz" rows.
+ * <c/B>,c/B,<Mhz>,Mhz[,<ticks>,tsc]" rows; the last pair (x86_64) is the message's time in
+ * TSC ticks (its ns times the TSC rate measured in this process): a clock that needs no
+ * estimate, for comparing runs on machines of one kind.
  */
 #include "harness.h"
 
@@ -161,9 +163,11 @@ void print_rowsets_csv(FILE *f) {
         const struct rowset *rs = &rowsets[set];
         for (size_t s = 0; s < rs->nsizes; s++) {
           double ns = res[i].rs_ns[set][a][s], cyc = cycles(&res[i], set, a, s);
-          fprintf(f, "tcrypt,%s,%s,%s,%zu,%.1f,ns/op,%.0f,c/op,%.3f,c/B,%.0f,Mhz\n",
+          fprintf(f, "tcrypt,%s,%s,%s,%zu,%.1f,ns/op,%.0f,c/op,%.3f,c/B,%.0f,Mhz",
                   algo_name[a], rs->csv_mode, impls[i].label, rs->sizes[s], ns, cyc,
                   cyc / (double)rs->sizes[s], res[i].rs_ghz[set][a] * 1000);
+          if (tsc_ghz() > 0) fprintf(f, ",%.0f,tsc", ns * tsc_ghz());
+          fprintf(f, "\n");
         }
       }
 }
