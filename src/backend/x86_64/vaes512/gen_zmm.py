@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""Generates zmm.rs: the 512-bit pass of x86_64-vaes512 as one `asm!` template.
+
+Usage (the contract of the other generators under src/backend, gen_*.py):
+  python3 src/backend/x86_64/vaes512/gen_zmm.py            write zmm.rs (beside this file)
+  python3 src/backend/x86_64/vaes512/gen_zmm.py --verify   write nothing: exit 1 unless zmm.rs
+                                                           is what this generates
+
+Why generated: the listing is flat (every instruction of one iteration in order, the
+GHASH groups and the reduction steps slotted between the AES rounds, `.if` on the
+template's constants for the key size and the AES / GHASH switches); the tables below say
+the order once. The method and the register plan are in zmm.rs's opening comment.
+"""
+import os
+import sys
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'zmm.rs')
+HK = 256  # offset of XKey.hk from XKey.h (checked by a const assertion in mod.rs)
+POLY = 384  # offset of the reduction constant in CONSTANTS
+
+
+def listing():
+    out = []
+    a = out.append
+
+    def aes_round(k):
+        a('.if {aes}')
+        for b in range(4):
+            a(f'vaesenc zmm{b}, zmm{b}, zmm{k}')
+        a('.endif')
+
+    def hash_group(g):
+        # Karatsuba on four blocks: lo, hi against H^(16-4g-j), mid against lo^hi of both.
+        a('.if {hash}')
+        a(f'vmovdqu64 zmm4, [{{hp}} + {64 * g}]')
+        a('vpshufb zmm4, zmm4, zmm14')
+        if g == 0:
+            a('vpxorq zmm4, zmm4, zmm11')  # the state joins block 0
+        a('vpshufd zmm5, zmm4, 0x4e')
+        a('vpxorq zmm5, zmm5, zmm4')
+        if g == 0:
+            a(f'vpclmulqdq zmm8, zmm4, [{{h}} + {64 * g}], 0x00')
+            a(f'vpclmulqdq zmm10, zmm4, [{{h}} + {64 * g}], 0x11')
+            a(f'vpclmulqdq zmm9, zmm5, [{{h}} + {HK + 64 * g}], 0x00')
+        else:
+            a(f'vpclmulqdq zmm6, zmm4, [{{h}} + {64 * g}], 0x00')
+            a(f'vpclmulqdq zmm7, zmm4, [{{h}} + {64 * g}], 0x11')
+            a(f'vpclmulqdq zmm5, zmm5, [{{h}} + {HK + 64 * g}], 0x00')
+            a('vpxorq zmm8, zmm8, zmm6')
+            a('vpxorq zmm10, zmm10, zmm7')
+            a('vpxorq zmm9, zmm9, zmm5')
+        a('.endif')
+
+    def reduce(step):
+        a('.if {hash}')
+        if step == 1:  # Karatsuba: mid ^= lo ^ hi, then into the halves of lo and hi
+            a('vpternlogq zmm9, zmm8, zmm10, 0x96')
+            a('vpslldq zmm12, zmm9, 8')
+            a('vpsrldq zmm13, zmm9, 8')
+            a('vpxorq zmm8, zmm8, zmm12')
+            a('vpxorq zmm10, zmm10, zmm13')
+        elif step == 2:  # first Montgomery step, every lane
+            a(f'vpclmulqdq zmm12, zmm8, [{{c}} + {POLY}], 0x10')
+            a('vpshufd zmm8, zmm8, 0x4e')
+            a('vpxorq zmm8, zmm8, zmm12')
+        else:  # second step, hi added, the four lanes summed into the state
+            a(f'vpclmulqdq zmm12, zmm8, [{{c}} + {POLY}], 0x10')
+            a('vpshufd zmm8, zmm8, 0x4e')
+            a('vpternlogq zmm8, zmm12, zmm10, 0x96')
+            a('vextracti64x4 ymm12, zmm8, 1')
+            a('vpxor ymm8, ymm8, ymm12')
+            a('vextracti128 xmm12, ymm8, 1')
+            a('vpxor xmm11, xmm8, xmm12')
+        a('.endif')
+
+    # Set-up: the mask; the counters c..c+3; round keys 0-9 (and 10-13) and the last.
+    a('vmovdqu64 zmm14, [{c}]')
+    a('.if {aes}')
+    a('vbroadcasti32x4 zmm15, [{st}]')
+    a('vpaddd zmm15, zmm15, [{c} + 64]')
+    for r in range(10):
+        a(f'vbroadcasti32x4 zmm{16 + r}, [{{rk}} + {16 * r}]')
+    a('.if {r} > 10')
+    a('vbroadcasti32x4 zmm26, [{rk} + 160]')
+    a('vbroadcasti32x4 zmm27, [{rk} + 176]')
+    a('.endif')
+    a('.if {r} > 12')
+    a('vbroadcasti32x4 zmm28, [{rk} + 192]')
+    a('vbroadcasti32x4 zmm29, [{rk} + 208]')
+    a('.endif')
+    a('vbroadcasti32x4 zmm30, [{rk} + {r} * 16]')
+    a('.endif')
+    a('.if {hash}')
+    a('vmovdqu xmm11, [{st} + 16]')
+    a('.endif')
+    # One iteration.
+    a('2:')
+    a('.if {aes}')
+    a('vpshufb zmm0, zmm15, zmm14')
+    for b in (1, 2, 3):
+        a(f'vpaddd zmm{b}, zmm15, [{{c}} + {64 + 64 * b}]')
+        a(f'vpshufb zmm{b}, zmm{b}, zmm14')
+    a('vpaddd zmm15, zmm15, [{c} + 320]')
+    for b in range(4):
+        a(f'vpxorq zmm{b}, zmm{b}, zmm16')
+    a('.endif')
+    # Rounds 1-7 each carry one step of GHASH; the rest are AES alone.
+    steps = [lambda: hash_group(0), lambda: hash_group(1), lambda: hash_group(2),
+             lambda: hash_group(3), lambda: reduce(1), lambda: reduce(2), lambda: reduce(3)]
+    for r in range(1, 10):
+        aes_round(16 + r)
+        if r <= len(steps):
+            steps[r - 1]()
+    a('.if {aes}')
+    a('.if {r} > 10')
+    aes_round(26)
+    aes_round(27)
+    a('.endif')
+    a('.if {r} > 12')
+    aes_round(28)
+    aes_round(29)
+    a('.endif')
+    # The last round with the input folded into its key, and the output.
+    for b in range(4):
+        a(f'vpxorq zmm{4 + b}, zmm30, [{{src}} + {64 * b}]')
+    for b in range(4):
+        a(f'vaesenclast zmm{b}, zmm{b}, zmm{4 + b}')
+    for b in range(4):
+        a(f'vmovdqu64 [{{dst}} + {64 * b}], zmm{b}')
+    a('.endif')
+    a('add {src}, 256')
+    a('add {dst}, 256')
+    a('add {hp}, 256')
+    a('dec {n}')
+    a('jnz 2b')
+    a('.if {aes}')
+    a('vmovdqu [{st}], xmm15')
+    a('.endif')
+    a('.if {hash}')
+    a('vmovdqu [{st} + 16], xmm11')
+    a('.endif')
+    a('vzeroupper')
+    return ''.join(f'            "{s}",\n' for s in out)
+
+
+HEAD = '''//! The 512-bit pass of `x86_64-vaes512`: one `asm!` template that runs `n` iterations of
+//! sixteen blocks (four zmm registers of four blocks) and does, by its constant switches,
+//! AES-CTR (`AES`), GHASH (`HASH`) or both stitched. Stitched, the GHASH of sixteen blocks
+//! (at `hp`: the previous iteration's ciphertext when encrypting, this one's when
+//! decrypting) runs between the first seven AES rounds: one group of four blocks after
+//! each of rounds 1-4 (Karatsuba, three VPCLMULQDQ per group against H^16..H^1, four powers
+//! per register, block 0 taking the highest and absorbing the state), then the
+//! Karatsuba fold, the two Montgomery reduction steps of `common/polyval.rs` on all four
+//! lanes at once (they are linear, so the lanes may be reduced before they are summed), and
+//! the sum of the four lanes into the new 128-bit state. One reduction per sixteen blocks
+//! (aggregated reduction). The XOR with the input is folded into the last round key
+//! (AESENCLAST(x, k ^ m) = AESENCLAST(x, k) ^ m), as Linux's `aes-gcm-vaes-avx512.S`
+//! does; the loop shape (sixteen blocks per iteration in zmm, GHASH of the previous
+//! iteration's blocks while the next are encrypted) is the one that file and BoringSSL's
+//! port describe. Written here from those descriptions, not copied. Generated by
+//! `gen_zmm.py` (`--verify` checks that this file is what it generates).
+//!
+//! Why `asm!` for a whole pass rather than one-instruction wrappers as in `vaes/ymm.rs`:
+//! Rust 1.85 (the MSRV) has neither the AVX-512 target features nor the `zmm_reg` operand
+//! class without them, so LLVM cannot hold a zmm value between two `asm!` blocks; the
+//! pass keeps everything in named registers (zmm0-31, all declared clobbered) and ends
+//! with `vzeroupper`. The branches are the loop counter and the assembler's `.if` on the
+//! key size and the switches (constants): nothing depends on key, data or tag.
+//!
+//! Registers: zmm0-3 AES blocks; zmm4-7 GHASH input and products, then the last round's
+//! key ^ input; zmm8/9/10 the lo/mid/hi accumulators; zmm11 the state (lane 0, the other
+//! lanes zero); zmm12-13 temporaries; zmm14 the byte-reversal mask; zmm15 four native
+//! counters c..c+3; zmm16-29 round keys 0..13 broadcast to all lanes, zmm30 the last.
+
+use crate::backend::x86_64::common::XKey;
+
+/// The pass's constants, 64 bytes each: the per-lane byte reversal; the lane offsets
+/// 0, 1, 2, 3 and the increments 4, 8, 12, 16 of the native counter (dword 0 of each lane:
+/// inc32); POLYVAL's reduction constant (low qword 1, high qword 0xc2 << 56) in every lane.
+#[repr(C, align(64))]
+struct Constants([u32; 16 * 7]);
+
+const fn constants() -> Constants {
+    let mut t = [0u32; 16 * 7];
+    let mut lane = 0;
+    while lane < 4 {
+        // Byte reversal of each 128-bit lane: bytes 15, 14, ..., 0.
+        t[4 * lane] = 0x0c0d_0e0f;
+        t[4 * lane + 1] = 0x0809_0a0b;
+        t[4 * lane + 2] = 0x0405_0607;
+        t[4 * lane + 3] = 0x0001_0203;
+        t[16 + 4 * lane] = lane as u32;
+        let mut k = 1;
+        while k <= 4 {
+            t[16 * (1 + k) + 4 * lane] = 4 * k as u32;
+            k += 1;
+        }
+        t[16 * 6 + 4 * lane] = 1;
+        t[16 * 6 + 4 * lane + 3] = 0xc200_0000;
+        lane += 1;
+    }
+    Constants(t)
+}
+
+static CONSTANTS: Constants = constants();
+
+/// `n` ≥ 1 iterations of sixteen blocks: with `AES`, CTR from `src` to `dst` from the
+/// native counter in `st[0..16]` (advanced by 16 per iteration); with `HASH`, GHASH of
+/// 256 bytes at `hp` per iteration into the POLYVAL-domain state in `st[16..32]`. `R` is
+/// the number of AES rounds (10, 12, 14). The three pointers advance by 256 bytes per
+/// iteration.
+///
+/// # Safety
+/// The CPU has AVX-512F/BW/VL, VAES and VPCLMULQDQ (`vaes512_available`); with `AES`,
+/// `src` readable and `dst` writable for 256·n bytes (equal or disjoint); with `HASH`,
+/// `hp` readable for 256·n bytes, and when it overlaps `dst` only below the block being
+/// written (encryption hashes what the previous iteration stored).
+#[inline(always)]
+pub(super) unsafe fn pass<const R: usize, const AES: usize, const HASH: usize>(
+    k: &XKey,
+    st: &mut [u8; 32],
+    src: *const u8,
+    dst: *mut u8,
+    hp: *const u8,
+    n: usize,
+) {
+    debug_assert!(n >= 1 && (R == 10 || R == 12 || R == 14));
+    // SAFETY: the caller's contract above; the template reads the key (`rk`: 16·(R+1)
+    // bytes; `h`: the 512 bytes of `h` and `hk`, which follow it in `XKey`), the
+    // constants (448 bytes) and `st`, and writes only `st` and `dst[..256·n]`; every
+    // vector register it touches is declared clobbered and the upper halves are cleared
+    // on the way out.
+    unsafe {
+        core::arch::asm!(
+'''
+
+TAIL = '''            st = in(reg) st.as_mut_ptr(),
+            rk = in(reg) k.rk.as_ptr(),
+            h = in(reg) k.h.as_ptr(),
+            c = in(reg) CONSTANTS.0.as_ptr(),
+            src = inout(reg) src => _,
+            dst = inout(reg) dst => _,
+            hp = inout(reg) hp => _,
+            n = inout(reg) n => _,
+            r = const R,
+            aes = const AES,
+            hash = const HASH,
+@CLOBBERS@            options(nostack),
+        );
+    }
+}
+'''
+
+
+def generate():
+    clobbers = ''.join(f'            out("zmm{k}") _,\n' for k in range(32))
+    return HEAD + listing() + TAIL.replace('@CLOBBERS@', clobbers)
+
+
+if __name__ == '__main__':
+    text = generate()
+    if sys.argv[1:] == ['--verify']:
+        with open(OUT) as f:
+            sys.exit(0 if f.read() == text else 1)
+    elif sys.argv[1:]:
+        sys.exit(__doc__)
+    with open(OUT, 'w') as f:
+        f.write(text)
