@@ -36,21 +36,6 @@ x86_backend! {
     ctr: ctr::ctr_only,
 }
 
-/// `tail::crypt_tail` for `x86_64-vaes512`'s remainders.
-#[inline(always)]
-pub(super) unsafe fn crypt_tail<const ENC: bool>(
-    k: &XKey,
-    c: &mut __m128i,
-    acc: &mut __m128i,
-    src: *const u8,
-    dst: *mut u8,
-    n: usize,
-    j0: Option<&mut [u8; 16]>,
-) {
-    // SAFETY: forwarded contract (`x86_64-vaes512` runs only where VAES and AVX2 do).
-    unsafe { tail::crypt_tail::<ENC>(k, c, acc, src, dst, n, j0) }
-}
-
 /// `ghash::ghash` for `x86_64-vaes512`'s remainders.
 #[inline(always)]
 pub(super) unsafe fn ghash(k: &XKey, y: &mut [u8; 16], data: *const u8, blocks: usize) {

@@ -19,6 +19,57 @@ HK = 256  # offset of XKey.hk from XKey.h (checked by a const assertion in mod.r
 POLY = 384  # offset of the reduction constant in CONSTANTS
 
 
+def keys(a):
+    """Round keys 0-9 in zmm16-25, 10-13 in zmm26-29 as the key size needs, the last in
+    zmm30, each broadcast to the four lanes."""
+    for r in range(10):
+        a(f'vbroadcasti32x4 zmm{16 + r}, [{{rk}} + {16 * r}]')
+    a('.if {r} > 10')
+    a('vbroadcasti32x4 zmm26, [{rk} + 160]')
+    a('vbroadcasti32x4 zmm27, [{rk} + 176]')
+    a('.endif')
+    a('.if {r} > 12')
+    a('vbroadcasti32x4 zmm28, [{rk} + 192]')
+    a('vbroadcasti32x4 zmm29, [{rk} + 208]')
+    a('.endif')
+    a('vbroadcasti32x4 zmm30, [{rk} + {r} * 16]')
+
+
+def counters(a):
+    """zmm0-3: the counter blocks of zmm15 + 0, 4, 8, 12 in GCM byte order, XORed with
+    round key 0."""
+    a('vpshufb zmm0, zmm15, zmm14')
+    for b in (1, 2, 3):
+        a(f'vpaddd zmm{b}, zmm15, [{{c}} + {64 + 64 * b}]')
+        a(f'vpshufb zmm{b}, zmm{b}, zmm14')
+
+
+def reduce(a, step):
+    """The three steps from the Karatsuba sums zmm8/9/10 to the state xmm11."""
+    if step == 1:  # Karatsuba: mid ^= lo ^ hi, then into the halves of lo and hi
+        a('vpternlogq zmm9, zmm8, zmm10, 0x96')
+        a('vpslldq zmm12, zmm9, 8')
+        a('vpsrldq zmm13, zmm9, 8')
+        a('vpxorq zmm8, zmm8, zmm12')
+        a('vpxorq zmm10, zmm10, zmm13')
+    elif step == 2:  # first Montgomery step, every lane
+        a(f'vpclmulqdq zmm12, zmm8, [{{c}} + {POLY}], 0x10')
+        a('vpshufd zmm8, zmm8, 0x4e')
+        a('vpxorq zmm8, zmm8, zmm12')
+    else:  # second step, hi added, the four lanes summed into the state
+        a(f'vpclmulqdq zmm12, zmm8, [{{c}} + {POLY}], 0x10')
+        a('vpshufd zmm8, zmm8, 0x4e')
+        a('vpternlogq zmm8, zmm12, zmm10, 0x96')
+        a('vextracti64x4 ymm12, zmm8, 1')
+        a('vpxor ymm8, ymm8, ymm12')
+        a('vextracti128 xmm12, ymm8, 1')
+        a('vpxor xmm11, xmm8, xmm12')
+
+
+def asm_lines(out):
+    return ''.join(f'            "{s}",\n' for s in out)
+
+
 def listing():
     out = []
     a = out.append
@@ -51,44 +102,17 @@ def listing():
             a('vpxorq zmm9, zmm9, zmm5')
         a('.endif')
 
-    def reduce(step):
+    def reduce_step(step):
         a('.if {hash}')
-        if step == 1:  # Karatsuba: mid ^= lo ^ hi, then into the halves of lo and hi
-            a('vpternlogq zmm9, zmm8, zmm10, 0x96')
-            a('vpslldq zmm12, zmm9, 8')
-            a('vpsrldq zmm13, zmm9, 8')
-            a('vpxorq zmm8, zmm8, zmm12')
-            a('vpxorq zmm10, zmm10, zmm13')
-        elif step == 2:  # first Montgomery step, every lane
-            a(f'vpclmulqdq zmm12, zmm8, [{{c}} + {POLY}], 0x10')
-            a('vpshufd zmm8, zmm8, 0x4e')
-            a('vpxorq zmm8, zmm8, zmm12')
-        else:  # second step, hi added, the four lanes summed into the state
-            a(f'vpclmulqdq zmm12, zmm8, [{{c}} + {POLY}], 0x10')
-            a('vpshufd zmm8, zmm8, 0x4e')
-            a('vpternlogq zmm8, zmm12, zmm10, 0x96')
-            a('vextracti64x4 ymm12, zmm8, 1')
-            a('vpxor ymm8, ymm8, ymm12')
-            a('vextracti128 xmm12, ymm8, 1')
-            a('vpxor xmm11, xmm8, xmm12')
+        reduce(a, step)
         a('.endif')
 
-    # Set-up: the mask; the counters c..c+3; round keys 0-9 (and 10-13) and the last.
+    # Set-up: the mask; the counters c..c+3; the round keys.
     a('vmovdqu64 zmm14, [{c}]')
     a('.if {aes}')
     a('vbroadcasti32x4 zmm15, [{st}]')
     a('vpaddd zmm15, zmm15, [{c} + 64]')
-    for r in range(10):
-        a(f'vbroadcasti32x4 zmm{16 + r}, [{{rk}} + {16 * r}]')
-    a('.if {r} > 10')
-    a('vbroadcasti32x4 zmm26, [{rk} + 160]')
-    a('vbroadcasti32x4 zmm27, [{rk} + 176]')
-    a('.endif')
-    a('.if {r} > 12')
-    a('vbroadcasti32x4 zmm28, [{rk} + 192]')
-    a('vbroadcasti32x4 zmm29, [{rk} + 208]')
-    a('.endif')
-    a('vbroadcasti32x4 zmm30, [{rk} + {r} * 16]')
+    keys(a)
     a('.endif')
     a('.if {hash}')
     a('vmovdqu xmm11, [{st} + 16]')
@@ -96,17 +120,15 @@ def listing():
     # One iteration.
     a('2:')
     a('.if {aes}')
-    a('vpshufb zmm0, zmm15, zmm14')
-    for b in (1, 2, 3):
-        a(f'vpaddd zmm{b}, zmm15, [{{c}} + {64 + 64 * b}]')
-        a(f'vpshufb zmm{b}, zmm{b}, zmm14')
+    counters(a)
     a('vpaddd zmm15, zmm15, [{c} + 320]')
     for b in range(4):
         a(f'vpxorq zmm{b}, zmm{b}, zmm16')
     a('.endif')
     # Rounds 1-7 each carry one step of GHASH; the rest are AES alone.
     steps = [lambda: hash_group(0), lambda: hash_group(1), lambda: hash_group(2),
-             lambda: hash_group(3), lambda: reduce(1), lambda: reduce(2), lambda: reduce(3)]
+             lambda: hash_group(3), lambda: reduce_step(1), lambda: reduce_step(2),
+             lambda: reduce_step(3)]
     for r in range(1, 10):
         aes_round(16 + r)
         if r <= len(steps):
@@ -140,7 +162,101 @@ def listing():
     a('vmovdqu [{st} + 16], xmm11')
     a('.endif')
     a('vzeroupper')
-    return ''.join(f'            "{s}",\n' for s in out)
+    return asm_lines(out)
+
+
+def tail_listing():
+    """1..15 blocks and, if {jl}, the J0 lane: all four registers of blocks every time,
+    the blocks past n masked off (qword masks k1-k4, one per register) in every load and
+    store; AES is latency-bound here, so the unused lanes cost little. Decryption hashes
+    its input between the rounds, encryption its output after them; H^n..H^1 (at {hp})
+    are loaded under the same masks, so nothing past the n blocks is read anywhere."""
+    out = []
+    a = out.append
+
+    def aes_round(k):
+        for b in range(4):
+            a(f'vaesenc zmm{b}, zmm{b}, zmm{k}')
+        a('.if {jl}')
+        a(f'vaesenc xmm31, xmm31, xmm{k}')
+        a('.endif')
+
+    def hash_group(g, enc):
+        m = f'{{{{k{g + 1}}}}}'
+        if enc:
+            a(f'vmovdqa64 zmm4, zmm{g}')
+        else:
+            a(f'vmovdqu64 zmm4 {m} {{{{z}}}}, [{{src}} + {64 * g}]')
+        a('vpshufb zmm4, zmm4, zmm14')
+        if g == 0:
+            a('vpxorq zmm4, zmm4, zmm11')
+        a(f'vmovdqu64 zmm6 {m} {{{{z}}}}, [{{hp}} + {64 * g}]')
+        a(f'vmovdqu64 zmm7 {m} {{{{z}}}}, [{{hp}} + {HK + 64 * g}]')
+        a('vpshufd zmm5, zmm4, 0x4e')
+        a('vpxorq zmm5, zmm5, zmm4')
+        if g == 0:
+            a('vpclmulqdq zmm8, zmm4, zmm6, 0x00')
+            a('vpclmulqdq zmm10, zmm4, zmm6, 0x11')
+            a('vpclmulqdq zmm9, zmm5, zmm7, 0x00')
+        else:
+            a('vpclmulqdq zmm12, zmm4, zmm6, 0x00')
+            a('vpclmulqdq zmm6, zmm4, zmm6, 0x11')
+            a('vpclmulqdq zmm5, zmm5, zmm7, 0x00')
+            a('vpxorq zmm8, zmm8, zmm12')
+            a('vpxorq zmm10, zmm10, zmm6')
+            a('vpxorq zmm9, zmm9, zmm5')
+
+    a('vmovdqu64 zmm14, [{c}]')
+    for g in range(4):
+        a(f'kmovq k{g + 1}, [{{m}} + {8 * g}]')
+    a('vbroadcasti32x4 zmm15, [{st}]')
+    a('vpaddd zmm15, zmm15, [{c} + 64]')
+    keys(a)
+    a('vmovdqu xmm11, [{st} + 16]')
+    counters(a)
+    for b in range(4):
+        a(f'vpxorq zmm{b}, zmm{b}, zmm16')
+    a('.if {jl}')
+    a('vmovdqu64 xmm31, [{j}]')
+    a('vpxorq xmm31, xmm31, xmm16')
+    a('.endif')
+    dec_steps = [lambda g=g: hash_group(g, False) for g in range(4)] + \
+        [lambda s=s: reduce(a, s) for s in (1, 2, 3)]
+    for r in range(1, 10):
+        aes_round(16 + r)
+        if r <= len(dec_steps):
+            a('.if {enc} == 0')
+            dec_steps[r - 1]()
+            a('.endif')
+    a('.if {r} > 10')
+    aes_round(26)
+    aes_round(27)
+    a('.endif')
+    a('.if {r} > 12')
+    aes_round(28)
+    aes_round(29)
+    a('.endif')
+    for b in range(4):
+        a(f'vpxorq zmm{4 + b} {{{{k{b + 1}}}}} {{{{z}}}}, zmm30, [{{src}} + {64 * b}]')
+    for b in range(4):
+        a(f'vaesenclast zmm{b}, zmm{b}, zmm{4 + b}')
+    for b in range(4):
+        a(f'vmovdqu64 [{{dst}} + {64 * b}] {{{{k{b + 1}}}}}, zmm{b}')
+    a('.if {jl}')
+    a('vaesenclast xmm31, xmm31, xmm30')
+    a('vmovdqu64 [{j}], xmm31')
+    a('.endif')
+    a('.if {enc}')
+    for b in range(4):  # the keystream past the n blocks is not hashed
+        a(f'vmovdqu64 zmm{b} {{{{k{b + 1}}}}} {{{{z}}}}, zmm{b}')
+    for g in range(4):
+        hash_group(g, True)
+    for s_ in (1, 2, 3):
+        reduce(a, s_)
+    a('.endif')
+    a('vmovdqu [{st} + 16], xmm11')
+    a('vzeroupper')
+    return asm_lines(out)
 
 
 HEAD = '''//! The 512-bit pass of `x86_64-vaes512`: one `asm!` template that runs `n` iterations of
@@ -252,9 +368,61 @@ TAIL = '''            st = in(reg) st.as_mut_ptr(),
 '''
 
 
+TAIL_FN_HEAD = '''
+/// The last 1..=15 blocks (`n`) of a message and, if `J`, E(K, J0) of the block at `j0`
+/// (in place) as one more lane: CTR from the native counter in `st[0..16]` (not advanced
+/// here) and GHASH of the ciphertext into the state in `st[16..32]` with H^n..H^1, one
+/// reduction. `ENC` = 1 hashes the output, 0 the input.
+///
+/// # Safety
+/// As for [`pass`]; `src` readable and `dst` writable for 16·n bytes (equal or disjoint),
+/// `j0` a writable block if `J`; 1 ≤ n ≤ 15.
+#[inline(always)]
+pub(super) unsafe fn tail<const R: usize, const ENC: usize, const J: usize>(
+    k: &XKey,
+    st: &mut [u8; 32],
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    j0: *mut u8,
+) {
+    debug_assert!((1..16).contains(&n) && (R == 10 || R == 12 || R == 14));
+    // Qword masks of the four registers of blocks: two bits per block present.
+    let masks: [u64; 4] =
+        core::array::from_fn(|g| (1u64 << (2 * n.saturating_sub(4 * g).min(4))) - 1);
+    // SAFETY: the caller's contract; the template reads the key, the constants, `st`,
+    // `masks`, the n blocks at `src` and H^n..H^1 with their Karatsuba halves (masked
+    // loads: no byte past them), and writes `st`, the n blocks at `dst` (masked stores)
+    // and `j0` if `J`; every vector and mask register it touches is declared clobbered.
+    unsafe {
+        let hp = k.h.as_ptr().add(16 - n) as *const u8;
+        core::arch::asm!(
+'''
+
+TAIL_FN_TAIL = '''            st = in(reg) st.as_mut_ptr(),
+            rk = in(reg) k.rk.as_ptr(),
+            c = in(reg) CONSTANTS.0.as_ptr(),
+            src = in(reg) src,
+            dst = in(reg) dst,
+            m = in(reg) masks.as_ptr(),
+            hp = in(reg) hp,
+            j = in(reg) j0,
+            r = const R,
+            enc = const ENC,
+            jl = const J,
+@CLOBBERS@            options(nostack),
+        );
+    }
+}
+'''
+
+
 def generate():
     clobbers = ''.join(f'            out("zmm{k}") _,\n' for k in range(32))
-    return HEAD + listing() + TAIL.replace('@CLOBBERS@', clobbers)
+    masks = ''.join(f'            out("k{k}") _,\n' for k in range(1, 5))
+    return (HEAD + listing() + TAIL.replace('@CLOBBERS@', clobbers)
+            + TAIL_FN_HEAD + tail_listing()
+            + TAIL_FN_TAIL.replace('@CLOBBERS@', clobbers + masks))
 
 
 if __name__ == '__main__':

@@ -7,9 +7,11 @@
 //! rate is that of `x86_64-vaes` with half the instructions, and VPCLMULQDQ forms four
 //! products per instruction instead of two; on Zen 5 the 512-bit AES rate doubles too.
 //! The loop is one `asm!` pass (`zmm.rs`) that also gives the GHASH-only and CTR-only
-//! loops. Remainders of fewer than sixteen blocks, E(K, J0) and the GHASH-only and CTR-only
-//! remainders run on `x86_64-vaes`'s 256-bit code (round-major, one aggregated reduction),
-//! short messages on `common`'s one-pass path, as for the other x86_64 backends.
+//! loops. Remainders of 1..=15 blocks (with E(K, J0) as one more lane) run in one masked
+//! zmm tail (`zmm::tail`: four registers of blocks under qword masks, no scalar loop, one
+//! aggregated reduction); the GHASH-only and CTR-only remainders on `x86_64-vaes`'s
+//! 256-bit code, short messages on `common`'s one-pass path, as for the other x86_64
+//! backends.
 //!
 //! Selection (`common::cpu`): available where the CPU and OS run AVX-512F/BW/VL, VAES and
 //! VPCLMULQDQ; preferred over `x86_64-vaes` except on the Intel cores where 512-bit
@@ -19,8 +21,8 @@
 mod zmm;
 
 use super::common::{
-    bswap_mask, ctr_from_native, ctr_to_native, load, per_key_size, store, vaes512_available,
-    vaes512_preferred, x86_backend, XKey,
+    bswap_mask, ctr_from_native, ctr_to_native, encrypt_block, load, per_key_size, store,
+    vaes512_available, vaes512_preferred, x86_backend, XKey,
 };
 use super::vaes;
 use core::arch::x86_64::*;
@@ -82,8 +84,8 @@ unsafe fn crypt_wide<const R: usize, const ENC: bool>(
     }
 }
 
-/// The fused kernel for one direction: whole sixteen-block iterations on zmm, then the
-/// remainder (and `j0`) in `x86_64-vaes`'s round-major tail.
+/// The fused kernel for one direction: whole sixteen-block iterations, then the
+/// remainder (and `j0`) in the masked tail.
 #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
 unsafe fn crypt<const ENC: bool>(
     k: &XKey,
@@ -105,11 +107,57 @@ unsafe fn crypt<const ENC: bool>(
             dst = dst.add(16 * WIDE * iterations);
         }
         let left = blocks % WIDE;
-        if left > 0 || j0.is_some() {
-            vaes::crypt_tail::<ENC>(k, &mut c, &mut acc, src, dst, left, j0);
+        if left > 0 {
+            tail::<ENC>(k, &mut c, &mut acc, src, dst, left, j0);
+        } else if let Some(j) = j0 {
+            encrypt_block(k, j);
         }
         ctr_from_native(c, ctr);
         store(y.as_mut_ptr(), _mm_shuffle_epi8(acc, bswap_mask()));
+    }
+}
+
+/// The masked tail of 1..=15 blocks (and `j0`), compiled per key size, direction and
+/// J0 lane.
+#[inline(never)]
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn tail<const ENC: bool>(
+    k: &XKey,
+    c: &mut __m128i,
+    acc: &mut __m128i,
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    j0: Option<&mut [u8; 16]>,
+) {
+    // SAFETY: `src`/`dst` hold 16·n bytes, 1 ≤ n ≤ 15 (caller's contract); `j` is a
+    // block exactly when J = 1; the round count is the key's (public).
+    unsafe {
+        let mut st = [0u8; 32];
+        store(st.as_mut_ptr(), *c);
+        store(st.as_mut_ptr().add(16), *acc);
+        let e = ENC as usize;
+        let (j, jl) = match j0 {
+            Some(j) => (j.as_mut_ptr(), true),
+            None => (core::ptr::null_mut(), false),
+        };
+        macro_rules! go {
+            ($r:literal) => {
+                match (e, jl) {
+                    (1, true) => zmm::tail::<$r, 1, 1>(k, &mut st, src, dst, n, j),
+                    (1, false) => zmm::tail::<$r, 1, 0>(k, &mut st, src, dst, n, j),
+                    (_, true) => zmm::tail::<$r, 0, 1>(k, &mut st, src, dst, n, j),
+                    (_, false) => zmm::tail::<$r, 0, 0>(k, &mut st, src, dst, n, j),
+                }
+            };
+        }
+        match k.rounds {
+            10 => go!(10),
+            12 => go!(12),
+            _ => go!(14),
+        }
+        *c = _mm_add_epi32(*c, _mm_cvtsi32_si128(n as i32));
+        *acc = load(st.as_ptr().add(16));
     }
 }
 
