@@ -80,11 +80,15 @@ def listing():
             a(f'vaesenc zmm{b}, zmm{b}, zmm{k}')
         a('.endif')
 
-    def hash_group(g):
+    def hash_group(g, late=False):
         # Karatsuba on four blocks: lo, hi against H^(16-4g-j), mid against lo^hi of both.
+        # Late (encryption in one pass): the ciphertext of this iteration, from zmm{g}.
         a('.if {hash}')
-        a(f'vmovdqu64 zmm4, [{{hp}} + {64 * g}]')
-        a('vpshufb zmm4, zmm4, zmm14')
+        if late:
+            a(f'vpshufb zmm4, zmm{g}, zmm14')
+        else:
+            a(f'vmovdqu64 zmm4, [{{hp}} + {64 * g}]')
+            a('vpshufb zmm4, zmm4, zmm14')
         if g == 0:
             a('vpxorq zmm4, zmm4, zmm11')  # the state joins block 0
         a('vpshufd zmm5, zmm4, 0x4e')
@@ -132,7 +136,9 @@ def listing():
     for r in range(1, 10):
         aes_round(16 + r)
         if r <= len(steps):
+            a('.if {late} != 1')
             steps[r - 1]()
+            a('.endif')
     a('.if {aes}')
     a('.if {r} > 10')
     aes_round(26)
@@ -149,6 +155,14 @@ def listing():
         a(f'vaesenclast zmm{b}, zmm{b}, zmm{4 + b}')
     for b in range(4):
         a(f'vmovdqu64 [{{dst}} + {64 * b}], zmm{b}')
+    a('.endif')
+    # Late: GHASH of the ciphertext just made, from the registers; out-of-order
+    # execution overlaps it with the next iteration's AES.
+    a('.if {late}')
+    for g in range(4):
+        hash_group(g, late=True)
+    for st_ in (1, 2, 3):
+        reduce_step(st_)
     a('.endif')
     a('add {src}, 256')
     a('add {dst}, 256')
@@ -322,9 +336,12 @@ static CONSTANTS: Constants = constants();
 
 /// `n` ≥ 1 iterations of sixteen blocks: with `AES`, CTR from `src` to `dst` from the
 /// native counter in `st[0..16]` (advanced by 16 per iteration); with `HASH`, GHASH of
-/// 256 bytes at `hp` per iteration into the POLYVAL-domain state in `st[16..32]`. `R` is
-/// the number of AES rounds (10, 12, 14). The three pointers advance by 256 bytes per
-/// iteration.
+/// 256 bytes at `hp` per iteration into the POLYVAL-domain state in `st[16..32]`, or with
+/// `LATE` = 1 (and `AES`) of the ciphertext the iteration just wrote, from its registers,
+/// after the AES rounds (`hp` unused), and with `LATE` = 2 of both: the 256 bytes at `hp`
+/// between the rounds, then the iteration's own ciphertext (the last iteration of an
+/// encryption). `R` is the number of AES rounds (10, 12, 14). The three pointers advance
+/// by 256 bytes per iteration.
 ///
 /// # Safety
 /// The CPU has AVX-512F/BW/VL, VAES and VPCLMULQDQ (`vaes512_available`); with `AES`,
@@ -332,7 +349,12 @@ static CONSTANTS: Constants = constants();
 /// `hp` readable for 256·n bytes, and when it overlaps `dst` only below the block being
 /// written (encryption hashes what the previous iteration stored).
 #[inline(always)]
-pub(super) unsafe fn pass<const R: usize, const AES: usize, const HASH: usize>(
+pub(super) unsafe fn pass<
+    const R: usize,
+    const AES: usize,
+    const HASH: usize,
+    const LATE: usize,
+>(
     k: &XKey,
     st: &mut [u8; 32],
     src: *const u8,
@@ -361,6 +383,7 @@ TAIL = '''            st = in(reg) st.as_mut_ptr(),
             r = const R,
             aes = const AES,
             hash = const HASH,
+            late = const LATE,
 @CLOBBERS@            options(nostack),
         );
     }

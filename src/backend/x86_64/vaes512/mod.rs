@@ -50,8 +50,9 @@ per_key_size!("avx2,aes,pclmulqdq,ssse3,sse4.1", crypt_wide, select);
 
 /// `iterations` ≥ 1 sixteen-block iterations, stitched. Decryption hashes the ciphertext
 /// it reads in the same iteration. Encryption hashes the ciphertext of the previous
-/// iteration, read back from `dst`: the first iteration runs AES only, the last
-/// iteration's blocks are hashed after the loop by a GHASH-only pass.
+/// iteration, read back from `dst`: the first iteration runs AES only, the last one also
+/// hashes its own ciphertext from its registers after its rounds; a single iteration
+/// hashes only its own.
 #[inline(always)]
 unsafe fn crypt_wide<const R: usize, const ENC: bool>(
     k: &XKey,
@@ -68,16 +69,27 @@ unsafe fn crypt_wide<const R: usize, const ENC: bool>(
         let mut st = [0u8; 32];
         store(st.as_mut_ptr(), *ctr);
         store(st.as_mut_ptr().add(16), *y);
-        if ENC {
-            zmm::pass::<R, 1, 0>(k, &mut st, src, dst, core::ptr::null(), 1);
-            if iterations > 1 {
-                let (s, d) = (src.add(16 * WIDE), dst.add(16 * WIDE));
-                zmm::pass::<R, 1, 1>(k, &mut st, s, d, dst, iterations - 1);
+        if ENC && iterations == 1 {
+            // One iteration: AES, then GHASH of its ciphertext from the registers, in one
+            // pass. (As the loop for more iterations it measured slower on Sapphire Rapids
+            // -- 0.28 against 0.24 c/B at 8 KiB -- out-of-order execution does not overlap
+            // an iteration's GHASH with the next one's AES well enough; for one it saves the
+            // second and third pass: 256 B about 5 cycles faster.)
+            zmm::pass::<R, 1, 1, 1>(k, &mut st, src, dst, core::ptr::null(), iterations);
+        } else if ENC {
+            // AES alone, the loop hashing the previous iteration's ciphertext, and a last
+            // iteration that also hashes its own after its rounds.
+            zmm::pass::<R, 1, 0, 0>(k, &mut st, src, dst, core::ptr::null(), 1);
+            let step = 16 * WIDE;
+            if iterations > 2 {
+                let (s, d) = (src.add(step), dst.add(step));
+                zmm::pass::<R, 1, 1, 0>(k, &mut st, s, d, dst, iterations - 2);
             }
-            let last = dst.add(16 * WIDE * (iterations - 1));
-            zmm::pass::<R, 0, 1>(k, &mut st, src, dst, last, 1);
+            let last = step * (iterations - 1);
+            let (s, d) = (src.add(last), dst.add(last));
+            zmm::pass::<R, 1, 1, 2>(k, &mut st, s, d, d.sub(step), 1);
         } else {
-            zmm::pass::<R, 1, 1>(k, &mut st, src, dst, src, iterations);
+            zmm::pass::<R, 1, 1, 0>(k, &mut st, src, dst, src, iterations);
         }
         *ctr = load(st.as_ptr());
         *y = load(st.as_ptr().add(16));
@@ -174,7 +186,7 @@ unsafe fn kernel_ghash(k: &XKey, y: &mut [u8; 16], mut data: *const u8, blocks: 
             let acc = _mm_shuffle_epi8(load(y.as_ptr()), bswap_mask());
             store(st.as_mut_ptr().add(16), acc);
             let none = core::ptr::null_mut();
-            zmm::pass::<10, 0, 1>(k, &mut st, none, none, data, iterations);
+            zmm::pass::<10, 0, 1, 0>(k, &mut st, none, none, data, iterations);
             let acc = load(st.as_ptr().add(16));
             store(y.as_mut_ptr(), _mm_shuffle_epi8(acc, bswap_mask()));
             data = data.add(16 * WIDE * iterations);
@@ -204,9 +216,9 @@ unsafe fn ctr(k: &XKey, ctr: &mut [u8; 16], mut src: *const u8, mut dst: *mut u8
             store(st.as_mut_ptr(), ctr_to_native(ctr));
             let none = core::ptr::null();
             match k.rounds {
-                10 => zmm::pass::<10, 1, 0>(k, &mut st, src, dst, none, iterations),
-                12 => zmm::pass::<12, 1, 0>(k, &mut st, src, dst, none, iterations),
-                _ => zmm::pass::<14, 1, 0>(k, &mut st, src, dst, none, iterations),
+                10 => zmm::pass::<10, 1, 0, 0>(k, &mut st, src, dst, none, iterations),
+                12 => zmm::pass::<12, 1, 0, 0>(k, &mut st, src, dst, none, iterations),
+                _ => zmm::pass::<14, 1, 0, 0>(k, &mut st, src, dst, none, iterations),
             }
             ctr_from_native(load(st.as_ptr()), ctr);
             src = src.add(16 * WIDE * iterations);
