@@ -105,13 +105,15 @@ pub fn compiled() -> &'static [BackendId] {
     COMPILED
 }
 
-/// The backends this CPU can run, best first.
+/// The backends this CPU can run, best first: the ones the automatic choice may take
+/// here before the others (so the first is the one [`selected`] picks without
+/// `STITCHGCM_IMPL`: on a CPU that lowers its clock for 512-bit vectors `x86_64-vaes`
+/// comes before `x86_64-vaes512`), each part in the order of the list.
 pub fn available() -> Vec<BackendId> {
-    COMPILED
-        .iter()
-        .copied()
-        .filter(|id| id.is_available())
-        .collect()
+    let runs = COMPILED.iter().copied().filter(|id| id.is_available());
+    let (mut first, rest): (Vec<_>, Vec<_>) = runs.partition(|id| id.is_preferred());
+    first.extend(rest);
+    first
 }
 
 /// Looks a backend up by name; only backends this CPU can run are returned.
