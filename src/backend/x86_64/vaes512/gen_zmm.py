@@ -180,17 +180,27 @@ def listing():
 
 
 def tail_listing():
-    """1..15 blocks and, if {jl}, the J0 lane: all four registers of blocks every time,
-    the blocks past n masked off (qword masks k1-k4, one per register) in every load and
-    store; AES is latency-bound here, so the unused lanes cost little. Decryption hashes
-    its input between the rounds, encryption its output after them; H^n..H^1 (at {hp})
-    are loaded under the same masks, so nothing past the n blocks is read anywhere."""
+    """1..15 blocks and, if {jl}, the J0 lane: {grp} = 1..4 registers of blocks (as many
+    as the n blocks need, so that one to four blocks cost one register's rounds), the
+    blocks past n masked off (qword masks k1-k4, one per register) in every load and
+    store. Decryption hashes its input between the rounds, encryption its output after
+    them; H^n..H^1 (at {hp}) are loaded under the same masks, so nothing past the n
+    blocks is read anywhere. The key size is a run-time branch on {rn} (public), so the
+    tail is compiled per register count, direction and J0 lane only."""
     out = []
     a = out.append
 
-    def aes_round(k):
+    def each(body):
+        """`body(b)` for the registers b < {grp}."""
         for b in range(4):
-            a(f'vaesenc zmm{b}, zmm{b}, zmm{k}')
+            if b:
+                a(f'.if {{grp}} > {b}')
+            body(b)
+            if b:
+                a('.endif')
+
+    def aes_round(k):
+        each(lambda b: a(f'vaesenc zmm{b}, zmm{b}, zmm{k}'))
         a('.if {jl}')
         a(f'vaesenc xmm31, xmm31, xmm{k}')
         a('.endif')
@@ -221,15 +231,22 @@ def tail_listing():
             a('vpxorq zmm9, zmm9, zmm5')
 
     a('vmovdqu64 zmm14, [{c}]')
-    for g in range(4):
-        a(f'kmovq k{g + 1}, [{{m}} + {8 * g}]')
+    each(lambda b: a(f'kmovq k{b + 1}, [{{m}} + {8 * b}]'))
     a('vbroadcasti32x4 zmm15, [{st}]')
     a('vpaddd zmm15, zmm15, [{c} + 64]')
-    keys(a)
+    # Round keys 0-13 (those past the key size are read but not used: the schedule
+    # array always has fifteen) and the last from {lk}.
+    for r in range(14):
+        a(f'vbroadcasti32x4 zmm{16 + r}, [{{rk}} + {16 * r}]')
+    a('vbroadcasti32x4 zmm30, [{lk}]')
     a('vmovdqu xmm11, [{st} + 16]')
-    counters(a)
-    for b in range(4):
-        a(f'vpxorq zmm{b}, zmm{b}, zmm16')
+    a('vpshufb zmm0, zmm15, zmm14')
+    for b in (1, 2, 3):
+        a(f'.if {{grp}} > {b}')
+        a(f'vpaddd zmm{b}, zmm15, [{{c}} + {64 + 64 * b}]')
+        a(f'vpshufb zmm{b}, zmm{b}, zmm14')
+        a('.endif')
+    each(lambda b: a(f'vpxorq zmm{b}, zmm{b}, zmm16'))
     a('.if {jl}')
     a('vmovdqu64 xmm31, [{j}]')
     a('vpxorq xmm31, xmm31, xmm16')
@@ -240,31 +257,32 @@ def tail_listing():
         aes_round(16 + r)
         if r <= len(dec_steps):
             a('.if {enc} == 0')
+            if r <= 4 and r > 1:
+                a(f'.if {{grp}} > {r - 1}')
             dec_steps[r - 1]()
+            if r <= 4 and r > 1:
+                a('.endif')
             a('.endif')
-    a('.if {r} > 10')
+    a('cmp {rn}, 10')
+    a('je 3f')
     aes_round(26)
     aes_round(27)
-    a('.endif')
-    a('.if {r} > 12')
+    a('cmp {rn}, 12')
+    a('je 3f')
     aes_round(28)
     aes_round(29)
-    a('.endif')
-    for b in range(4):
-        a(f'vpxorq zmm{4 + b} {{{{k{b + 1}}}}} {{{{z}}}}, zmm30, [{{src}} + {64 * b}]')
-    for b in range(4):
-        a(f'vaesenclast zmm{b}, zmm{b}, zmm{4 + b}')
-    for b in range(4):
-        a(f'vmovdqu64 [{{dst}} + {64 * b}] {{{{k{b + 1}}}}}, zmm{b}')
+    a('3:')
+    each(lambda b: a(f'vpxorq zmm{4 + b} {{{{k{b + 1}}}}} {{{{z}}}}, zmm30, [{{src}} + {64 * b}]'))
+    each(lambda b: a(f'vaesenclast zmm{b}, zmm{b}, zmm{4 + b}'))
+    each(lambda b: a(f'vmovdqu64 [{{dst}} + {64 * b}] {{{{k{b + 1}}}}}, zmm{b}'))
     a('.if {jl}')
     a('vaesenclast xmm31, xmm31, xmm30')
     a('vmovdqu64 [{j}], xmm31')
     a('.endif')
     a('.if {enc}')
-    for b in range(4):  # the keystream past the n blocks is not hashed
-        a(f'vmovdqu64 zmm{b} {{{{k{b + 1}}}}} {{{{z}}}}, zmm{b}')
-    for g in range(4):
-        hash_group(g, True)
+    # The keystream past the n blocks is not hashed.
+    each(lambda b: a(f'vmovdqu64 zmm{b} {{{{k{b + 1}}}}} {{{{z}}}}, zmm{b}'))
+    each(lambda b: hash_group(b, True))
     for s_ in (1, 2, 3):
         reduce(a, s_)
     a('.endif')
@@ -392,16 +410,16 @@ TAIL = '''            st = in(reg) st.as_mut_ptr(),
 
 
 TAIL_FN_HEAD = '''
-/// The last 1..=15 blocks (`n`) of a message and, if `J`, E(K, J0) of the block at `j0`
-/// (in place) as one more lane: CTR from the native counter in `st[0..16]` (not advanced
-/// here) and GHASH of the ciphertext into the state in `st[16..32]` with H^n..H^1, one
-/// reduction. `ENC` = 1 hashes the output, 0 the input.
+/// The last 1..=15 blocks (`n`, in `G` = ⌈n/4⌉ registers) of a message and, if `J`,
+/// E(K, J0) of the block at `j0` (in place) as one more lane: CTR from the native counter
+/// in `st[0..16]` (not advanced here) and GHASH of the ciphertext into the state in
+/// `st[16..32]` with H^n..H^1, one reduction. `ENC` = 1 hashes the output, 0 the input.
 ///
 /// # Safety
 /// As for [`pass`]; `src` readable and `dst` writable for 16·n bytes (equal or disjoint),
-/// `j0` a writable block if `J`; 1 ≤ n ≤ 15.
+/// `j0` a writable block if `J`; 1 ≤ n ≤ 15 and G = ⌈n/4⌉.
 #[inline(always)]
-pub(super) unsafe fn tail<const R: usize, const ENC: usize, const J: usize>(
+pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize>(
     k: &XKey,
     st: &mut [u8; 32],
     src: *const u8,
@@ -409,7 +427,7 @@ pub(super) unsafe fn tail<const R: usize, const ENC: usize, const J: usize>(
     n: usize,
     j0: *mut u8,
 ) {
-    debug_assert!((1..16).contains(&n) && (R == 10 || R == 12 || R == 14));
+    debug_assert!((1..16).contains(&n) && n.div_ceil(4) == G);
     // Qword masks of the four registers of blocks: two bits per block present.
     let masks: [u64; 4] =
         core::array::from_fn(|g| (1u64 << (2 * n.saturating_sub(4 * g).min(4))) - 1);
@@ -430,7 +448,9 @@ TAIL_FN_TAIL = '''            st = in(reg) st.as_mut_ptr(),
             m = in(reg) masks.as_ptr(),
             hp = in(reg) hp,
             j = in(reg) j0,
-            r = const R,
+            rn = in(reg) k.rounds,
+            lk = in(reg) k.rk[(k.rounds as usize).min(14)].as_ptr(),
+            grp = const G,
             enc = const ENC,
             jl = const J,
 @CLOBBERS@            options(nostack),

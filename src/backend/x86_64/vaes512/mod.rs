@@ -129,8 +129,8 @@ unsafe fn crypt<const ENC: bool>(
     }
 }
 
-/// The masked tail of 1..=15 blocks (and `j0`), compiled per key size, direction and
-/// J0 lane.
+/// The masked tail of 1..=15 blocks (and `j0`), compiled per register count, direction
+/// and J0 lane.
 #[inline(never)]
 #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
 unsafe fn tail<const ENC: bool>(
@@ -142,8 +142,8 @@ unsafe fn tail<const ENC: bool>(
     n: usize,
     j0: Option<&mut [u8; 16]>,
 ) {
-    // SAFETY: `src`/`dst` hold 16·n bytes, 1 ≤ n ≤ 15 (caller's contract); `j` is a
-    // block exactly when J = 1; the round count is the key's (public).
+    // SAFETY: `src`/`dst` hold 16·n bytes, 1 ≤ n ≤ 15 (caller's contract), G = ⌈n/4⌉;
+    // `j` is a block exactly when J = 1.
     unsafe {
         let mut st = [0u8; 32];
         store(st.as_mut_ptr(), *c);
@@ -154,19 +154,20 @@ unsafe fn tail<const ENC: bool>(
             None => (core::ptr::null_mut(), false),
         };
         macro_rules! go {
-            ($r:literal) => {
+            ($g:literal) => {
                 match (e, jl) {
-                    (1, true) => zmm::tail::<$r, 1, 1>(k, &mut st, src, dst, n, j),
-                    (1, false) => zmm::tail::<$r, 1, 0>(k, &mut st, src, dst, n, j),
-                    (_, true) => zmm::tail::<$r, 0, 1>(k, &mut st, src, dst, n, j),
-                    (_, false) => zmm::tail::<$r, 0, 0>(k, &mut st, src, dst, n, j),
+                    (1, true) => zmm::tail::<$g, 1, 1>(k, &mut st, src, dst, n, j),
+                    (1, false) => zmm::tail::<$g, 1, 0>(k, &mut st, src, dst, n, j),
+                    (_, true) => zmm::tail::<$g, 0, 1>(k, &mut st, src, dst, n, j),
+                    (_, false) => zmm::tail::<$g, 0, 0>(k, &mut st, src, dst, n, j),
                 }
             };
         }
-        match k.rounds {
-            10 => go!(10),
-            12 => go!(12),
-            _ => go!(14),
+        match n.div_ceil(4) {
+            1 => go!(1),
+            2 => go!(2),
+            3 => go!(3),
+            _ => go!(4),
         }
         *c = _mm_add_epi32(*c, _mm_cvtsi32_si128(n as i32));
         *acc = load(st.as_ptr().add(16));
@@ -260,9 +261,9 @@ mod tests {
         }
     }
 
-    const COUNTS: [usize; 24] = [
-        0, 1, 2, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 79, 80, 100, 127, 128, 129, 255,
-        256, 300,
+    const COUNTS: [usize; 31] = [
+        0, 1, 2, 5, 8, 9, 12, 15, 16, 17, 22, 31, 32, 33, 41, 47, 48, 49, 58, 63, 64, 65, 79, 80,
+        100, 127, 128, 129, 255, 256, 300,
     ];
 
     /// One fused call on backend `B`: (output, counter, state, J0 lane).
