@@ -74,16 +74,17 @@ def listing():
     out = []
     a = out.append
 
-    def aes_round(k):
-        a('.if {aes}')
+    def aes_round(k, cond):
+        if cond:
+            a(f'.if {cond}')
         for b in range(4):
             a(f'vaesenc zmm{b}, zmm{b}, zmm{k}')
-        a('.endif')
+        if cond:
+            a('.endif')
 
     def hash_group(g, late=False):
         # Karatsuba on four blocks: lo, hi against H^(16-4g-j), mid against lo^hi of both.
-        # Late (encryption in one pass): the ciphertext of this iteration, from zmm{g}.
-        a('.if {hash}')
+        # Late: the ciphertext of the iteration just done, from zmm{g}.
         if late:
             a(f'vpshufb zmm4, zmm{g}, zmm14')
         else:
@@ -104,14 +105,55 @@ def listing():
             a('vpxorq zmm8, zmm8, zmm6')
             a('vpxorq zmm10, zmm10, zmm7')
             a('vpxorq zmm9, zmm9, zmm5')
-        a('.endif')
 
-    def reduce_step(step):
-        a('.if {hash}')
-        reduce(a, step)
+    def iteration(aes, hash_, advance_hp=True):
+        """One iteration; `aes` and `hash_` are assembler conditions ('1' always)."""
+        g = lambda c: None if c == '1' else c  # noqa: E731
+        if g(aes):
+            a(f'.if {aes}')
+        counters(a)
+        a('vpaddd zmm15, zmm15, [{c} + 320]')
+        for b in range(4):
+            a(f'vpxorq zmm{b}, zmm{b}, zmm16')
+        if g(aes):
+            a('.endif')
+        # Rounds 1-7 each carry one step of GHASH; the rest are AES alone.
+        steps = [lambda: hash_group(0), lambda: hash_group(1), lambda: hash_group(2),
+                 lambda: hash_group(3), lambda: reduce(a, 1), lambda: reduce(a, 2),
+                 lambda: reduce(a, 3)]
+        for r in range(1, 10):
+            aes_round(16 + r, g(aes))
+            if r <= len(steps) and hash_ != '0':
+                if g(hash_):
+                    a(f'.if {hash_}')
+                steps[r - 1]()
+                if g(hash_):
+                    a('.endif')
+        if g(aes):
+            a(f'.if {aes}')
+        a('.if {r} > 10')
+        aes_round(26, None)
+        aes_round(27, None)
         a('.endif')
+        a('.if {r} > 12')
+        aes_round(28, None)
+        aes_round(29, None)
+        a('.endif')
+        # The last round with the input folded into its key, and the output.
+        for b in range(4):
+            a(f'vpxorq zmm{4 + b}, zmm30, [{{src}} + {64 * b}]')
+        for b in range(4):
+            a(f'vaesenclast zmm{b}, zmm{b}, zmm{4 + b}')
+        for b in range(4):
+            a(f'vmovdqu64 [{{dst}} + {64 * b}], zmm{b}')
+        if g(aes):
+            a('.endif')
+        a('add {src}, 256')
+        a('add {dst}, 256')
+        if advance_hp:
+            a('add {hp}, 256')
 
-    # Set-up: the mask; the counters c..c+3; the round keys.
+    # Set-up: the mask; the counters c..c+3; the round keys; the state.
     a('vmovdqu64 zmm14, [{c}]')
     a('.if {aes}')
     a('vbroadcasti32x4 zmm15, [{st}]')
@@ -121,54 +163,29 @@ def listing():
     a('.if {hash}')
     a('vmovdqu xmm11, [{st} + 16]')
     a('.endif')
-    # One iteration.
+    a('.if {encp}')
+    # Encryption: the first iteration runs AES alone; each further one hashes the
+    # ciphertext the one before it stored ({hp} = {dst} - 256) between its rounds; the
+    # last iteration's ciphertext is hashed after the loop, from the registers.
+    iteration('1', '0', advance_hp=False)  # {hp} stays one iteration behind
+    a('dec {n}')
+    a('jz 4f')
     a('2:')
-    a('.if {aes}')
-    counters(a)
-    a('vpaddd zmm15, zmm15, [{c} + 320]')
-    for b in range(4):
-        a(f'vpxorq zmm{b}, zmm{b}, zmm16')
-    a('.endif')
-    # Rounds 1-7 each carry one step of GHASH; the rest are AES alone.
-    steps = [lambda: hash_group(0), lambda: hash_group(1), lambda: hash_group(2),
-             lambda: hash_group(3), lambda: reduce_step(1), lambda: reduce_step(2),
-             lambda: reduce_step(3)]
-    for r in range(1, 10):
-        aes_round(16 + r)
-        if r <= len(steps):
-            a('.if {late} != 1')
-            steps[r - 1]()
-            a('.endif')
-    a('.if {aes}')
-    a('.if {r} > 10')
-    aes_round(26)
-    aes_round(27)
-    a('.endif')
-    a('.if {r} > 12')
-    aes_round(28)
-    aes_round(29)
-    a('.endif')
-    # The last round with the input folded into its key, and the output.
-    for b in range(4):
-        a(f'vpxorq zmm{4 + b}, zmm30, [{{src}} + {64 * b}]')
-    for b in range(4):
-        a(f'vaesenclast zmm{b}, zmm{b}, zmm{4 + b}')
-    for b in range(4):
-        a(f'vmovdqu64 [{{dst}} + {64 * b}], zmm{b}')
-    a('.endif')
-    # Late: GHASH of the ciphertext just made, from the registers; out-of-order
-    # execution overlaps it with the next iteration's AES.
-    a('.if {late}')
-    for g in range(4):
-        hash_group(g, late=True)
-    for st_ in (1, 2, 3):
-        reduce_step(st_)
-    a('.endif')
-    a('add {src}, 256')
-    a('add {dst}, 256')
-    a('add {hp}, 256')
+    iteration('1', '1')
     a('dec {n}')
     a('jnz 2b')
+    a('4:')
+    for g_ in range(4):
+        hash_group(g_, late=True)
+    for s_ in (1, 2, 3):
+        reduce(a, s_)
+    a('.else')
+    # Decryption (hashing the input between the rounds), AES alone, or GHASH alone.
+    a('2:')
+    iteration('{aes}', '{hash}')
+    a('dec {n}')
+    a('jnz 2b')
+    a('.endif')
     a('.if {aes}')
     a('vmovdqu [{st}], xmm15')
     a('.endif')
@@ -354,24 +371,22 @@ static CONSTANTS: Constants = constants();
 
 /// `n` ≥ 1 iterations of sixteen blocks: with `AES`, CTR from `src` to `dst` from the
 /// native counter in `st[0..16]` (advanced by 16 per iteration); with `HASH`, GHASH of
-/// 256 bytes at `hp` per iteration into the POLYVAL-domain state in `st[16..32]`, or with
-/// `LATE` = 1 (and `AES`) of the ciphertext the iteration just wrote, from its registers,
-/// after the AES rounds (`hp` unused), and with `LATE` = 2 of both: the 256 bytes at `hp`
-/// between the rounds, then the iteration's own ciphertext (the last iteration of an
-/// encryption). `R` is the number of AES rounds (10, 12, 14). The three pointers advance
-/// by 256 bytes per iteration.
+/// 256 bytes at `hp` per iteration into the POLYVAL-domain state in `st[16..32]`
+/// (decryption: `hp` = `src`). With `ENCP` (and `AES` and `HASH`), encryption in one
+/// pass: GHASH of the ciphertext written, each iteration's during the next one's rounds
+/// and the last one's after the loop (`hp` = `dst`). `R` is the number of AES rounds (10,
+/// 12, 14). The three pointers advance by 256 bytes per iteration.
 ///
 /// # Safety
 /// The CPU has AVX-512F/BW/VL, VAES and VPCLMULQDQ (`vaes512_available`); with `AES`,
 /// `src` readable and `dst` writable for 256·n bytes (equal or disjoint); with `HASH`,
-/// `hp` readable for 256·n bytes, and when it overlaps `dst` only below the block being
-/// written (encryption hashes what the previous iteration stored).
+/// `hp` readable for 256·n bytes, and with `ENCP` equal to `dst`.
 #[inline(always)]
 pub(super) unsafe fn pass<
     const R: usize,
     const AES: usize,
     const HASH: usize,
-    const LATE: usize,
+    const ENCP: usize,
 >(
     k: &XKey,
     st: &mut [u8; 32],
@@ -401,7 +416,7 @@ TAIL = '''            st = in(reg) st.as_mut_ptr(),
             r = const R,
             aes = const AES,
             hash = const HASH,
-            late = const LATE,
+            encp = const ENCP,
 @CLOBBERS@            options(nostack),
         );
     }

@@ -48,11 +48,10 @@ const _: () =
 
 per_key_size!("avx2,aes,pclmulqdq,ssse3,sse4.1", crypt_wide, select);
 
-/// `iterations` ≥ 1 sixteen-block iterations, stitched. Decryption hashes the ciphertext
-/// it reads in the same iteration. Encryption hashes the ciphertext of the previous
-/// iteration, read back from `dst`: the first iteration runs AES only, the last one also
-/// hashes its own ciphertext from its registers after its rounds; a single iteration
-/// hashes only its own.
+/// `iterations` ≥ 1 sixteen-block iterations, stitched, in one pass. Decryption hashes
+/// the ciphertext it reads in the same iteration. Encryption hashes the ciphertext of the
+/// previous iteration, read back from `dst`: the first iteration runs AES only, and the
+/// last one's ciphertext is hashed after the loop from the registers.
 #[inline(always)]
 unsafe fn crypt_wide<const R: usize, const ENC: bool>(
     k: &XKey,
@@ -69,25 +68,8 @@ unsafe fn crypt_wide<const R: usize, const ENC: bool>(
         let mut st = [0u8; 32];
         store(st.as_mut_ptr(), *ctr);
         store(st.as_mut_ptr().add(16), *y);
-        if ENC && iterations == 1 {
-            // One iteration: AES, then GHASH of its ciphertext from the registers, in one
-            // pass. (As the loop for more iterations it measured slower on Sapphire Rapids
-            // -- 0.28 against 0.24 c/B at 8 KiB -- out-of-order execution does not overlap
-            // an iteration's GHASH with the next one's AES well enough; for one it saves the
-            // second and third pass: 256 B about 5 cycles faster.)
-            zmm::pass::<R, 1, 1, 1>(k, &mut st, src, dst, core::ptr::null(), iterations);
-        } else if ENC {
-            // AES alone, the loop hashing the previous iteration's ciphertext, and a last
-            // iteration that also hashes its own after its rounds.
-            zmm::pass::<R, 1, 0, 0>(k, &mut st, src, dst, core::ptr::null(), 1);
-            let step = 16 * WIDE;
-            if iterations > 2 {
-                let (s, d) = (src.add(step), dst.add(step));
-                zmm::pass::<R, 1, 1, 0>(k, &mut st, s, d, dst, iterations - 2);
-            }
-            let last = step * (iterations - 1);
-            let (s, d) = (src.add(last), dst.add(last));
-            zmm::pass::<R, 1, 1, 2>(k, &mut st, s, d, d.sub(step), 1);
+        if ENC {
+            zmm::pass::<R, 1, 1, 1>(k, &mut st, src, dst, dst, iterations);
         } else {
             zmm::pass::<R, 1, 1, 0>(k, &mut st, src, dst, src, iterations);
         }
