@@ -45,25 +45,27 @@ def counters(a):
 
 
 def reduce(a, step):
-    """The three steps from the Karatsuba sums zmm8/9/10 to the state xmm11."""
-    if step == 1:  # Karatsuba: mid ^= lo ^ hi, then into the halves of lo and hi
+    """The three steps from the Karatsuba sums zmm8/9/10 (lo, mid, hi) to the state xmm11.
+    The product is HI·x^128 + MI·x^64 + LO (MI = mid ^ lo ^ hi); its POLYVAL value, times
+    x^-128, is folded 64 bits at a time without assembling the two 128-bit halves: for a
+    64-bit a, a·x^-64 = a·x^64 + a·c (mod P, c = 0xc2 << 56), so LO·x^-64 = swap(LO) ^
+    clmul(lo0, c) joins MI, and (MI ^ that)·x^-64 = swap(..) ^ clmul(..0, c) joins HI
+    (the order in which Linux's VAES/AVX-512 GCM code folds its products: LO into MI,
+    MI into HI). Every lane at once; the four lanes are summed last."""
+    if step == 1:
         a('vpternlogq zmm9, zmm8, zmm10, 0x96')
-        a('vpslldq zmm12, zmm9, 8')
-        a('vpsrldq zmm13, zmm9, 8')
-        a('vpxorq zmm8, zmm8, zmm12')
-        a('vpxorq zmm10, zmm10, zmm13')
-    elif step == 2:  # first Montgomery step, every lane
         a(f'vpclmulqdq zmm12, zmm8, [{{c}} + {POLY}], 0x10')
         a('vpshufd zmm8, zmm8, 0x4e')
-        a('vpxorq zmm8, zmm8, zmm12')
-    else:  # second step, hi added, the four lanes summed into the state
-        a(f'vpclmulqdq zmm12, zmm8, [{{c}} + {POLY}], 0x10')
-        a('vpshufd zmm8, zmm8, 0x4e')
-        a('vpternlogq zmm8, zmm12, zmm10, 0x96')
-        a('vextracti64x4 ymm12, zmm8, 1')
-        a('vpxor ymm8, ymm8, ymm12')
-        a('vextracti128 xmm12, ymm8, 1')
-        a('vpxor xmm11, xmm8, xmm12')
+    elif step == 2:
+        a('vpternlogq zmm9, zmm8, zmm12, 0x96')
+        a(f'vpclmulqdq zmm12, zmm9, [{{c}} + {POLY}], 0x10')
+        a('vpshufd zmm9, zmm9, 0x4e')
+    else:
+        a('vpternlogq zmm10, zmm9, zmm12, 0x96')
+        a('vextracti64x4 ymm12, zmm10, 1')
+        a('vpxor ymm10, ymm10, ymm12')
+        a('vextracti128 xmm12, ymm10, 1')
+        a('vpxor xmm11, xmm10, xmm12')
 
 
 def asm_lines(out):
@@ -314,10 +316,12 @@ HEAD = '''//! The 512-bit pass of `x86_64-vaes512`: one `asm!` template that run
 //! (at `hp`: the previous iteration's ciphertext when encrypting, this one's when
 //! decrypting) runs between the first seven AES rounds: one group of four blocks after
 //! each of rounds 1-4 (Karatsuba, three VPCLMULQDQ per group against H^16..H^1, four powers
-//! per register, block 0 taking the highest and absorbing the state), then the
-//! Karatsuba fold, the two Montgomery reduction steps of `common/polyval.rs` on all four
-//! lanes at once (they are linear, so the lanes may be reduced before they are summed), and
-//! the sum of the four lanes into the new 128-bit state. One reduction per sixteen blocks
+//! per register, block 0 taking the highest and absorbing the state), then the two
+//! Montgomery reduction steps of `common/polyval.rs`, applied to the unassembled
+//! Karatsuba terms (low 128 bits folded into the middle, the middle into the high; see
+//! `reduce` in `gen_zmm.py`) on all four lanes at once (they are linear, so the lanes may
+//! be reduced before they are summed), and the sum of the four lanes into the new 128-bit
+//! state. One reduction per sixteen blocks
 //! (aggregated reduction). The XOR with the input is folded into the last round key
 //! (AESENCLAST(x, k ^ m) = AESENCLAST(x, k) ^ m), as Linux's `aes-gcm-vaes-avx512.S`
 //! does; the loop shape (sixteen blocks per iteration in zmm, GHASH of the previous
