@@ -15,7 +15,6 @@ import os
 import sys
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'zmm.rs')
-HK = 256  # offset of XKey.hk from XKey.h (checked by a const assertion in mod.rs)
 POLY = 384  # offset of the reduction constant in CONSTANTS
 
 
@@ -45,15 +44,14 @@ def counters(a):
 
 
 def reduce(a, step):
-    """The three steps from the Karatsuba sums zmm8/9/10 (lo, mid, hi) to the state xmm11.
-    The product is HI·x^128 + MI·x^64 + LO (MI = mid ^ lo ^ hi); its POLYVAL value, times
+    """The three steps from the sums of products zmm8/9/10 (LO, MI, HI) to the state
+    xmm11. The product is HI·x^128 + MI·x^64 + LO; its POLYVAL value, times
     x^-128, is folded 64 bits at a time without assembling the two 128-bit halves: for a
     64-bit a, a·x^-64 = a·x^64 + a·c (mod P, c = 0xc2 << 56), so LO·x^-64 = swap(LO) ^
     clmul(lo0, c) joins MI, and (MI ^ that)·x^-64 = swap(..) ^ clmul(..0, c) joins HI
     (the order in which Linux's VAES/AVX-512 GCM code folds its products: LO into MI,
     MI into HI). Every lane at once; the four lanes are summed last."""
     if step == 1:
-        a('vpternlogq zmm9, zmm8, zmm10, 0x96')
         a(f'vpclmulqdq zmm12, zmm8, [{{c}} + {POLY}], 0x10')
         a('vpshufd zmm8, zmm8, 0x4e')
     elif step == 2:
@@ -85,8 +83,9 @@ def listing():
             a('.endif')
 
     def hash_group(g, late=False):
-        # Karatsuba on four blocks: lo, hi against H^(16-4g-j), mid against lo^hi of both.
-        # Late: the ciphertext of the iteration just done, from zmm{g}.
+        # Four blocks against H^(16-4g-j): lo, hi and the two middle products
+        # (schoolbook: four multiplies, no Karatsuba pre-XOR, the middle sum in one
+        # ternary XOR). Late: the ciphertext of the iteration just done, from zmm{g}.
         if late:
             a(f'vpshufb zmm4, zmm{g}, zmm14')
         else:
@@ -94,19 +93,21 @@ def listing():
             a('vpshufb zmm4, zmm4, zmm14')
         if g == 0:
             a('vpxorq zmm4, zmm4, zmm11')  # the state joins block 0
-        a('vpshufd zmm5, zmm4, 0x4e')
-        a('vpxorq zmm5, zmm5, zmm4')
+        hg = f'[{{h}} + {64 * g}]'
         if g == 0:
-            a(f'vpclmulqdq zmm8, zmm4, [{{h}} + {64 * g}], 0x00')
-            a(f'vpclmulqdq zmm10, zmm4, [{{h}} + {64 * g}], 0x11')
-            a(f'vpclmulqdq zmm9, zmm5, [{{h}} + {HK + 64 * g}], 0x00')
-        else:
-            a(f'vpclmulqdq zmm6, zmm4, [{{h}} + {64 * g}], 0x00')
-            a(f'vpclmulqdq zmm7, zmm4, [{{h}} + {64 * g}], 0x11')
-            a(f'vpclmulqdq zmm5, zmm5, [{{h}} + {HK + 64 * g}], 0x00')
-            a('vpxorq zmm8, zmm8, zmm6')
-            a('vpxorq zmm10, zmm10, zmm7')
+            a(f'vpclmulqdq zmm8, zmm4, {hg}, 0x00')
+            a(f'vpclmulqdq zmm10, zmm4, {hg}, 0x11')
+            a(f'vpclmulqdq zmm9, zmm4, {hg}, 0x01')
+            a(f'vpclmulqdq zmm5, zmm4, {hg}, 0x10')
             a('vpxorq zmm9, zmm9, zmm5')
+        else:
+            a(f'vpclmulqdq zmm5, zmm4, {hg}, 0x00')
+            a(f'vpclmulqdq zmm6, zmm4, {hg}, 0x11')
+            a(f'vpclmulqdq zmm7, zmm4, {hg}, 0x01')
+            a(f'vpclmulqdq zmm4, zmm4, {hg}, 0x10')
+            a('vpxorq zmm8, zmm8, zmm5')
+            a('vpxorq zmm10, zmm10, zmm6')
+            a('vpternlogq zmm9, zmm7, zmm4, 0x96')
 
     def iteration(aes, hash_, advance_hp=True):
         """One iteration; `aes` and `hash_` are assembler conditions ('1' always)."""
@@ -234,20 +235,20 @@ def tail_listing():
         if g == 0:
             a('vpxorq zmm4, zmm4, zmm11')
         a(f'vmovdqu64 zmm6 {m} {{{{z}}}}, [{{hp}} + {64 * g}]')
-        a(f'vmovdqu64 zmm7 {m} {{{{z}}}}, [{{hp}} + {HK + 64 * g}]')
-        a('vpshufd zmm5, zmm4, 0x4e')
-        a('vpxorq zmm5, zmm5, zmm4')
         if g == 0:
             a('vpclmulqdq zmm8, zmm4, zmm6, 0x00')
             a('vpclmulqdq zmm10, zmm4, zmm6, 0x11')
-            a('vpclmulqdq zmm9, zmm5, zmm7, 0x00')
-        else:
-            a('vpclmulqdq zmm12, zmm4, zmm6, 0x00')
-            a('vpclmulqdq zmm6, zmm4, zmm6, 0x11')
-            a('vpclmulqdq zmm5, zmm5, zmm7, 0x00')
-            a('vpxorq zmm8, zmm8, zmm12')
-            a('vpxorq zmm10, zmm10, zmm6')
+            a('vpclmulqdq zmm9, zmm4, zmm6, 0x01')
+            a('vpclmulqdq zmm5, zmm4, zmm6, 0x10')
             a('vpxorq zmm9, zmm9, zmm5')
+        else:
+            a('vpclmulqdq zmm5, zmm4, zmm6, 0x00')
+            a('vpclmulqdq zmm7, zmm4, zmm6, 0x11')
+            a('vpclmulqdq zmm12, zmm4, zmm6, 0x01')
+            a('vpclmulqdq zmm4, zmm4, zmm6, 0x10')
+            a('vpxorq zmm8, zmm8, zmm5')
+            a('vpxorq zmm10, zmm10, zmm7')
+            a('vpternlogq zmm9, zmm12, zmm4, 0x96')
 
     a('vmovdqu64 zmm14, [{c}]')
     each(lambda b: a(f'kmovq k{b + 1}, [{{m}} + {8 * b}]'))
@@ -315,14 +316,14 @@ HEAD = '''//! The 512-bit pass of `x86_64-vaes512`: one `asm!` template that run
 //! AES-CTR (`AES`), GHASH (`HASH`) or both stitched. Stitched, the GHASH of sixteen blocks
 //! (at `hp`: the previous iteration's ciphertext when encrypting, this one's when
 //! decrypting) runs between the first seven AES rounds: one group of four blocks after
-//! each of rounds 1-4 (Karatsuba, three VPCLMULQDQ per group against H^16..H^1, four powers
-//! per register, block 0 taking the highest and absorbing the state), then the two
-//! Montgomery reduction steps of `common/polyval.rs`, applied to the unassembled
-//! Karatsuba terms (low 128 bits folded into the middle, the middle into the high; see
-//! `reduce` in `gen_zmm.py`) on all four lanes at once (they are linear, so the lanes may
-//! be reduced before they are summed), and the sum of the four lanes into the new 128-bit
-//! state. One reduction per sixteen blocks
-//! (aggregated reduction). The XOR with the input is folded into the last round key
+//! each of rounds 1-4 (four VPCLMULQDQ per group against H^16..H^1, schoolbook: with
+//! 512-bit registers the Karatsuba pre-XOR costs more port-0/5 work than the fourth
+//! multiply; four powers per register, block 0 taking the highest and absorbing the
+//! state), then the two Montgomery reduction steps of `common/polyval.rs`, applied to the
+//! unassembled low, middle and high sums (low folded into the middle, the middle into the
+//! high; see `reduce` in `gen_zmm.py`) on all four lanes at once (they are linear, so the
+//! lanes may be reduced before they are summed), and the sum of the four lanes into the
+//! new 128-bit state. One reduction per sixteen blocks (aggregated reduction). The XOR with the input is folded into the last round key
 //! (AESENCLAST(x, k ^ m) = AESENCLAST(x, k) ^ m), as Linux's `aes-gcm-vaes-avx512.S`
 //! does; the loop shape (sixteen blocks per iteration in zmm, GHASH of the previous
 //! iteration's blocks while the next are encrypted) is the one that file and BoringSSL's
@@ -401,7 +402,7 @@ pub(super) unsafe fn pass<
 ) {
     debug_assert!(n >= 1 && (R == 10 || R == 12 || R == 14));
     // SAFETY: the caller's contract above; the template reads the key (`rk`: 16·(R+1)
-    // bytes; `h`: the 512 bytes of `h` and `hk`, which follow it in `XKey`), the
+    // bytes; `h`: the 256 bytes of H^16..H^1), the
     // constants (448 bytes) and `st`, and writes only `st` and `dst[..256·n]`; every
     // vector register it touches is declared clobbered and the upper halves are cleared
     // on the way out.
@@ -451,7 +452,7 @@ pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize>(
     let masks: [u64; 4] =
         core::array::from_fn(|g| (1u64 << (2 * n.saturating_sub(4 * g).min(4))) - 1);
     // SAFETY: the caller's contract; the template reads the key, the constants, `st`,
-    // `masks`, the n blocks at `src` and H^n..H^1 with their Karatsuba halves (masked
+    // `masks`, the n blocks at `src` and H^n..H^1 (masked
     // loads: no byte past them), and writes `st`, the n blocks at `dst` (masked stores)
     // and `j0` if `J`; every vector and mask register it touches is declared clobbered.
     unsafe {

@@ -42,10 +42,6 @@ x86_backend! {
 /// Blocks per iteration of the 512-bit pass.
 const WIDE: usize = 16;
 
-// The pass reads `h` and `hk` as one 512-byte table.
-const _: () =
-    assert!(core::mem::offset_of!(XKey, hk) == core::mem::offset_of!(XKey, h) + 16 * WIDE);
-
 per_key_size!("avx2,aes,pclmulqdq,ssse3,sse4.1", crypt_wide, select);
 
 /// `iterations` ≥ 1 sixteen-block iterations, stitched, in one pass. Decryption hashes
