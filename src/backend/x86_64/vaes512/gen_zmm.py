@@ -402,10 +402,9 @@ pub(super) unsafe fn pass<
 ) {
     debug_assert!(n >= 1 && (R == 10 || R == 12 || R == 14));
     // SAFETY: the caller's contract above; the template reads the key (`rk`: 16·(R+1)
-    // bytes; `h`: the 256 bytes of H^16..H^1), the
-    // constants (448 bytes) and `st`, and writes only `st` and `dst[..256·n]`; every
-    // vector register it touches is declared clobbered and the upper halves are cleared
-    // on the way out.
+    // bytes; `h`: the 256 bytes of H^16..H^1), the constants (448 bytes) and `st`, and
+    // writes only `st` and `dst[..256·n]`; every vector register it touches is declared
+    // clobbered and the upper halves are cleared on the way out.
     unsafe {
         core::arch::asm!(
 '''
