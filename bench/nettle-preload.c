@@ -11,11 +11,14 @@
  *
  * Output: first "label <nettle or nettle->stitchgcm>", then one line per case,
  * "case size ns/B" (best of several runs of ~50 ms each), so the script can join the two
- * runs. Built against the system nettle headers, with impl-nettle.c and the few registry
+ * runs, and last "clock <add chain GHz> <imul chain GHz> <TSC GHz>" (gcm/chain.h: the
+ * imul chain and the TSC on x86_64 only, else 0), so that the script can give cycles. Built against the system nettle headers, with impl-nettle.c and the few registry
  * calls it needs defined here (no libstitchgcm at link time).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "gcm/impl.h"
+/* After impl.h, which sets the feature macros before any system header. */
+#include "gcm/chain.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -89,6 +92,35 @@ static double record_ns_per_byte(const struct impl *p, int open, size_t size, si
   return best;
 }
 
+/* GHz of one chain: the best of 7 timings of 2000 units (2M operations, ~1 ms) over the
+ * operations' total latency. */
+static double chain_ghz(int imul) {
+  (void)imul;
+  double best = 0;
+  for (int rep = 0; rep < 7; rep++) {
+    double t0 = now();
+#if CHAIN_HAVE_IMUL
+    if (imul) chain_imul_units(2000);
+    else
+#endif
+      chain_add_units(2000);
+    double g = 2000.0 * CHAIN_OPS / ((now() - t0) * 1e9);
+#if CHAIN_HAVE_IMUL
+    if (imul) g *= CHAIN_IMUL_LATENCY;
+#endif
+    if (g > best) best = g;
+  }
+  return best;
+}
+
+static double tsc_ghz(void) {
+  double t0 = now(), t;
+  uint64_t c0 = chain_tsc();
+  while ((t = now()) - t0 < 0.05) {
+  }
+  return (double)(chain_tsc() - c0) / ((t - t0) * 1e9);
+}
+
 int main(void) {
   static const size_t sizes[] = {16, 64, 256, 1420, 8192, 65536};
   nettle_register();
@@ -101,5 +133,7 @@ int main(void) {
         printf("tls-%s-aes%zu %zu %.4f\n", open ? "open" : "seal", key_len * 8, sizes[i],
                record_ns_per_byte(&the_impl, open, sizes[i], key_len));
     }
+  printf("clock %.3f %.3f %.3f\n", chain_ghz(0), CHAIN_HAVE_IMUL ? chain_ghz(1) : 0.0,
+         tsc_ghz());
   return 0;
 }

@@ -7,7 +7,9 @@
 # without and with LD_PRELOAD=libstitchgcm.so (three rounds, best kept, so a slow period of
 # the shared machine has to cover all three rounds of one side to show), and the two are
 # printed side by side with the speed-up (nettle's ns/B over stitchgcm's), after the CPU
-# model and the backend stitchgcm chose.
+# model and the backend stitchgcm chose, and the clock (bench/gcm/chain.h: a chain of
+# dependent register adds, cross-checked by a chain of imuls, and the TSC rate; the
+# cycles per byte are ns/B times the add chain's rate, the best of the rounds).
 # usage: scripts/bench-nettle.sh [--no-build]
 #   STITCHGCM_IMPL=<backend> forces stitchgcm's backend (examples/backends lists them).
 set -euo pipefail
@@ -42,13 +44,28 @@ def load(kind):
         for line in open(f):
             if line.startswith('label '):
                 continue
+            if line.startswith('clock '):
+                clocks.append([float(x) for x in line.split()[1:]])
+                continue
             case, size, v = line.split()
             key = (case, int(size))
             best[key] = min(best.get(key, 1e30), float(v))
     return best
+clocks = []
 plain, pre = load("plain"), load("preload")
-print(f"{'case':<20} {'bytes':>6} {'nettle ns/B':>12} {'+stitchgcm':>11} {'speed-up':>9}")
+ghz = max(c[0] for c in clocks)
+imul = max(c[1] for c in clocks)
+tsc = max(c[2] for c in clocks)
+line = f"clock {ghz:.2f} GHz (dependent register adds)"
+if imul > 0:
+    line += f", {imul:.2f} GHz (dependent imuls), TSC {tsc:.3f} GHz"
+    if abs(ghz / imul - 1) > 0.05:
+        line += " -- WARNING: the two chains disagree, c/B suspect"
+print(line)
+print(f"{'case':<20} {'bytes':>6} {'nettle ns/B':>12} {'+stitchgcm':>11} {'speed-up':>9}"
+      f" {'nettle c/B':>11} {'+stitchgcm':>11}")
 for key, p in plain.items():
     s = pre[key]
-    print(f"{key[0]:<20} {key[1]:>6} {p:>12.3f} {s:>11.3f} {p / s:>8.2f}x")
+    print(f"{key[0]:<20} {key[1]:>6} {p:>12.3f} {s:>11.3f} {p / s:>8.2f}x"
+          f" {p * ghz:>11.3f} {s * ghz:>11.3f}")
 PY

@@ -114,6 +114,23 @@ struct clocked {
 };
 typedef double (*bench_fn)(void *arg);
 struct clocked clocked_run(bench_fn bench, void *arg);
+/* The report's clock line: the add chain, the imul chain (x86_64) and the TSC rate, with
+ * a warning when the chains disagree. */
+void clock_describe(char *out, size_t n);
+/* The TSC's ticks per ns (x86_64; 0 elsewhere), measured once per process. */
+double tsc_ghz(void);
+
+/* floor.c: the AES and GHASH floors of this CPU (the widest instructions on independent
+ * blocks in registers). floor_kernel() names the kernel, NULL where there is none;
+ * floor_measure(a) gives AES's ns/B for algo a, or GHASH's for a = -1, with the clock. */
+const char *floor_kernel(void);
+struct clocked floor_measure(int algo);
+extern struct floors {
+  int have;
+  struct clocked aes[NALGO], ghash;
+} floors;
+void print_floor_text(void);
+void print_floor_csv(FILE *f);
 
 /* check.c */
 uint64_t run_check(const struct impl *p, int *failures, int *messages);

@@ -145,8 +145,9 @@ int main(int argc, char **argv) {
   }
   if (nimpl == 0) die("nothing to benchmark");
 
-  char subtitle[512];
+  char subtitle[512], clockline[256];
   describe_machine(subtitle, sizeof subtitle);
+  clock_describe(clockline, sizeof clockline);
   const char *banner =
       "*** EMULATED (qemu-user): every timing in this run is the emulator's, meaningless for "
       "the hardware; the run only checks that the harness works and the implementations "
@@ -154,6 +155,7 @@ int main(int argc, char **argv) {
   if (!opt.csv) {
     printf("bench-gcm: %s\n", subtitle);
     if (opt.emulated) printf("%s(%s)\n", banner, why);
+    printf("%s\n", clockline);
     printf("implementations:");
     for (int i = 0; i < nimpl; i++) printf(" %s", impls[i].label);
     printf("\nrepetitions %d, %s", opt.repetitions,
@@ -168,6 +170,15 @@ int main(int argc, char **argv) {
     double t0 = now_ns();
     while (now_ns() - t0 < (opt.quick ? 0.1e9 : 1e9)) {
     }
+  }
+
+  /* The floors, once, before the implementations (floor.c); not under emulation. */
+  if (!opt.emulated && floor_kernel()) {
+    if (!opt.csv) fprintf(stderr, "  measuring the floors (%s) ...\n", floor_kernel());
+    for (int a = 0; a < NALGO; a++)
+      if (opt.algos >> a & 1) floors.aes[a] = floor_measure(a);
+    floors.ghash = floor_measure(-1);
+    floors.have = 1;
   }
 
   if (opt.emulated) opt.rounds = 1;
@@ -196,7 +207,9 @@ int main(int argc, char **argv) {
   snprintf(svgpath, sizeof svgpath, "%s/bench-gcm.svg", opt.outdir);
   FILE *cf = fopen(csvpath, "w");
   if (cf) {
-    fprintf(cf, "# bench-gcm %s%s\n", subtitle, opt.emulated ? " (EMULATED)" : "");
+    fprintf(cf, "# bench-gcm %s%s\n# %s\n", subtitle, opt.emulated ? " (EMULATED)" : "",
+            clockline);
+    print_floor_csv(cf);
     print_slope_csv(cf);
     print_rowsets_csv(cf);
     fclose(cf);
@@ -208,11 +221,14 @@ int main(int argc, char **argv) {
 
   if (opt.csv) {
     if (opt.emulated) printf("# EMULATED: timings meaningless\n");
+    printf("# %s\n", clockline);
+    print_floor_csv(stdout);
     print_slope_csv(stdout);
     print_rowsets_csv(stdout);
     for (int i = 0; i < nimpl; i++) printf("# %s\n", checks[i]);
   } else {
     if (!opt.no_slope) print_slope_text();
+    print_floor_text();
     if (!opt.no_tcrypt) print_rowsets_text();
     printf("\n");
     for (int i = 0; i < nimpl; i++) printf("%s\n", checks[i]);

@@ -7,7 +7,9 @@
  * CSV: bench-slope's "cipher,<algo>,<mode>,<implementation>,,<ns>,ns/B,<MiB/s>,MiB/s,<c/B>,
  * c/B[,<Mhz>,Mhz[,<diff>,Mhz-diff]]" rows with the implementation in its first spare field,
  * then "tcrypt,<algo>,<row set's mode>,<implementation>,<bytes>,<ns>,ns/op,<cycles>,c/op,
- * <c/B>,c/B,<Mhz>,Mhz" rows.
+ * <c/B>,c/B,<Mhz>,Mhz[,<ticks>,tsc]" rows; the last pair (x86_64) is the message's time in
+ * TSC ticks (its ns times the TSC rate measured in this process): a clock that needs no
+ * estimate, for comparing runs on machines of one kind.
  */
 #include "harness.h"
 
@@ -73,6 +75,69 @@ void print_slope_csv(FILE *f) {
           fprintf(f, "cipher,%s,%s,%s,,%s,ns/B,%s,MiB/s,%s,c/B\n", algo_name[a], mode_name[m],
                   impls[i].label, b[0], b[1], b[2]);
       }
+}
+
+struct floors floors;
+
+/* The floors in bench-slope's format, then each implementation's bench-slope rows as
+ * multiples of them: GCM enc and dec over the AES floor, GCM auth over the GHASH floor. */
+void print_floor_text(void) {
+  if (!floors.have) return;
+  printf("Floors (bench/gcm/floor.c: %s on independent blocks in registers):\n",
+         floor_kernel());
+  int autom = opt.fixed_mhz <= 0;
+  for (int a = 0; a < NALGO; a++) {
+    if (!(opt.algos >> a & 1)) continue;
+    printf(" %-*s | %14s %15s %13s%s\n", 14, algo_name[a], "nanosecs/byte", "mebibytes/sec",
+           "cycles/byte", autom ? "  auto Mhz" : "");
+    const struct clocked *row[2] = {&floors.aes[a], &floors.ghash};
+    const char *name[2] = {"AES floor", "GHASH floor"};
+    for (int k = 0; k < 2; k++) {
+      char b[4][32];
+      double ns = row[k]->value, g = row[k]->ghz;
+      snprintf(b[0], 32, "%.4f", ns);
+      snprintf(b[1], 32, "%.0f", ns > 0 ? 1e9 / (ns * 1024 * 1024) : 0);
+      snprintf(b[2], 32, "%.4f", ns * g);
+      snprintf(b[3], 32, "%.0f", g * 1000);
+      printf(" %*s | %9s ns/B %9s MiB/s %9s c/B", 14, name[k], b[0], b[1], b[2]);
+      if (autom) printf(" %9s", b[3]);
+      printf("\n");
+    }
+    printf(" %-*s =\n", 14, "");
+  }
+  if (opt.no_slope) return;
+  printf("bench-slope rows over the floors (GCM enc, dec: ns/B / AES floor; auth: / GHASH "
+         "floor):\n");
+  for (int a = 0; a < NALGO; a++) {
+    if (!(opt.algos >> a & 1) || floors.aes[a].value <= 0 || floors.ghash.value <= 0) continue;
+    for (int i = 0; i < nimpl; i++) {
+      if (!res[i].ok) continue;
+      printf(" %-7s %-*s", algo_name[a], label_width(), impls[i].label);
+      for (int m = 0; m < NMODE; m++) {
+        if (!res[i].have_slope[a][m]) continue;
+        double f = m == 2 ? floors.ghash.value : floors.aes[a].value;
+        printf("  %s %5.2fx", mode_name[m] + 4, res[i].slope[a][m] / f);
+      }
+      printf("\n");
+    }
+  }
+  printf("\n");
+}
+
+/* "floor,<algo>,AES floor|GHASH floor,<kernel>,,<ns>,ns/B,<MiB/s>,MiB/s,<c/B>,c/B,<Mhz>,Mhz" */
+void print_floor_csv(FILE *f) {
+  if (!floors.have) return;
+  for (int a = 0; a < NALGO; a++) {
+    if (!(opt.algos >> a & 1)) continue;
+    const struct clocked *row[2] = {&floors.aes[a], &floors.ghash};
+    const char *name[2] = {"AES floor", "GHASH floor"};
+    for (int k = 0; k < 2; k++) {
+      double ns = row[k]->value, g = row[k]->ghz;
+      fprintf(f, "floor,%s,%s,%s,,%.4f,ns/B,%.0f,MiB/s,%.4f,c/B,%.0f,Mhz\n", algo_name[a],
+              name[k], floor_kernel(), ns, ns > 0 ? 1e9 / (ns * 1024 * 1024) : 0, ns * g,
+              g * 1000);
+    }
+  }
 }
 
 int label_width(void) {
@@ -161,9 +226,11 @@ void print_rowsets_csv(FILE *f) {
         const struct rowset *rs = &rowsets[set];
         for (size_t s = 0; s < rs->nsizes; s++) {
           double ns = res[i].rs_ns[set][a][s], cyc = cycles(&res[i], set, a, s);
-          fprintf(f, "tcrypt,%s,%s,%s,%zu,%.1f,ns/op,%.0f,c/op,%.3f,c/B,%.0f,Mhz\n",
+          fprintf(f, "tcrypt,%s,%s,%s,%zu,%.1f,ns/op,%.0f,c/op,%.3f,c/B,%.0f,Mhz",
                   algo_name[a], rs->csv_mode, impls[i].label, rs->sizes[s], ns, cyc,
                   cyc / (double)rs->sizes[s], res[i].rs_ghz[set][a] * 1000);
+          if (tsc_ghz() > 0) fprintf(f, ",%.0f,tsc", ns * tsc_ghz());
+          fprintf(f, "\n");
         }
       }
 }

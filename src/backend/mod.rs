@@ -137,6 +137,13 @@ pub(crate) trait Backend {
     /// Whether this CPU can run the backend (the build already excludes other arches).
     fn is_available() -> bool;
 
+    /// Whether the automatic choice may take this backend on this CPU (it runs, and no
+    /// backend listed after it is better here). `STITCHGCM_IMPL` can still force any
+    /// available backend.
+    fn is_preferred() -> bool {
+        Self::is_available()
+    }
+
     /// How many bytes at the start of [`Material`] the backend's key layout occupies:
     /// what wiping a key must overwrite (all of it unless the backend says less).
     const KEY_BYTES: usize = MATERIAL_BYTES;

@@ -6,7 +6,8 @@
 //! line here.
 //!
 //! The choice is made once per process: `STITCHGCM_IMPL=<name>` if set, else the first
-//! backend of the list this CPU can run. An unknown or unavailable forced name is an
+//! backend of the list this CPU can run and prefers (`Backend::is_preferred`: a CPU that
+//! runs 512-bit vectors at a lower clock keeps `x86_64-vaes`). An unknown or unavailable forced name is an
 //! error ([`Error::NotSupported`]) for every key set up afterwards, never a silent
 //! fallback: a test that believes it exercises a kernel must not quietly run another.
 
@@ -63,6 +64,8 @@ backends! { $
     #[cfg(target_arch = "aarch64")]
     Aarch64Ce = 2 => crate::backend::aarch64::ce::Aarch64Ce<false>,
     #[cfg(target_arch = "x86_64")]
+    X86Vaes512 = 9 => crate::backend::x86_64::vaes512::X86Vaes512,
+    #[cfg(target_arch = "x86_64")]
     X86Vaes = 5 => crate::backend::x86_64::vaes::X86Vaes,
     #[cfg(target_arch = "x86_64")]
     X86Aesni = 4 => crate::backend::x86_64::aesni::X86Aesni,
@@ -81,6 +84,11 @@ impl BackendId {
         with_backend!(self, B => B::is_available())
     }
 
+    /// Whether the automatic choice may take the backend on this CPU.
+    pub(crate) fn is_preferred(self) -> bool {
+        with_backend!(self, B => B::is_preferred())
+    }
+
     /// The backend's name, as accepted by `STITCHGCM_IMPL`.
     pub fn name(self) -> &'static str {
         // Backend names are ASCII literals.
@@ -97,13 +105,15 @@ pub fn compiled() -> &'static [BackendId] {
     COMPILED
 }
 
-/// The backends this CPU can run, best first.
+/// The backends this CPU can run, best first: the ones the automatic choice may take
+/// here before the others (so the first is the one [`selected`] picks without
+/// `STITCHGCM_IMPL`: on a CPU that lowers its clock for 512-bit vectors `x86_64-vaes`
+/// comes before `x86_64-vaes512`), each part in the order of the list.
 pub fn available() -> Vec<BackendId> {
-    COMPILED
-        .iter()
-        .copied()
-        .filter(|id| id.is_available())
-        .collect()
+    let runs = COMPILED.iter().copied().filter(|id| id.is_available());
+    let (mut first, rest): (Vec<_>, Vec<_>) = runs.partition(|id| id.is_preferred());
+    first.extend(rest);
+    first
 }
 
 /// Looks a backend up by name; only backends this CPU can run are returned.
@@ -130,6 +140,6 @@ fn best() -> BackendId {
     COMPILED
         .iter()
         .copied()
-        .find(|id| id.is_available())
+        .find(|id| id.is_preferred())
         .unwrap_or(BackendId::Soft)
 }

@@ -34,3 +34,46 @@ fn detect_vaes() -> bool {
         ecx & (1 << 9) != 0 && ecx & (1 << 10) != 0
     }
 }
+
+/// `x86_64-vaes512`: what `x86_64-vaes` needs, and AVX-512F/BW/VL (the standard library's
+/// detection also checks that the OS saves the zmm and mask registers). Cached.
+pub(crate) fn vaes512_available() -> bool {
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        vaes_available()
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+    })
+}
+
+/// Whether the automatic choice takes `x86_64-vaes512`: wherever it runs, except on the
+/// Intel cores that lower their clock for 512-bit vectors (Skylake-X, Ice Lake client
+/// and server, Tiger Lake: family 6 models 0x55, 0x6a, 0x6c, 0x7d, 0x7e, 0x9d, 0x8c,
+/// 0x8d), where `x86_64-vaes` is the better choice. Rocket Lake, Sapphire Rapids and
+/// later Intel and Zen 4 and later AMD take it. (The list Linux keeps for its AES modes,
+/// `zmm_exclusion_list` / `X86_FEATURE_PREFER_YMM` in arch/x86.)
+pub(crate) fn vaes512_preferred() -> bool {
+    vaes512_available() && !lowers_clock_for_zmm()
+}
+
+fn lowers_clock_for_zmm() -> bool {
+    #[allow(unused_unsafe)] // `__cpuid*` are safe functions in newer Rust, not in 1.85
+    // SAFETY: CPUID leaves 0 and 1 exist on every x86_64 CPU.
+    let (vendor, eax) = unsafe {
+        let l0 = __cpuid_count(0, 0);
+        (
+            [
+                l0.ebx.to_le_bytes(),
+                l0.edx.to_le_bytes(),
+                l0.ecx.to_le_bytes(),
+            ],
+            __cpuid_count(1, 0).eax,
+        )
+    };
+    let family = (eax >> 8) & 0xf;
+    let model = ((eax >> 4) & 0xf) | ((eax >> 12) & 0xf0);
+    vendor.concat() == b"GenuineIntel"
+        && family == 6
+        && matches!(model, 0x55 | 0x6a | 0x6c | 0x7d | 0x7e | 0x9d | 0x8c | 0x8d)
+}

@@ -9,9 +9,15 @@
 /// Writes `impl Backend for $ty`: `init`, `encrypt_block` and `encrypt_block2` on the
 /// shared key layout, the bulk entries from the backend's own `$crypt::<ENC>` (the fused
 /// kernel for one direction), `$ghash` and `$ctr` (`#[target_feature]` functions taking
-/// an [`XKey`](super::XKey)), and `is_available` from `$available`.
+/// an [`XKey`](super::XKey)), `is_available` from `$available` and `is_preferred` from
+/// `$preferred` (default: `$available`).
 macro_rules! x86_backend {
     ($ty:ident = $name:literal, available: $available:path,
+     crypt: $crypt:ident, ghash: $ghash:path, ctr: $ctr:path $(,)?) => {
+        x86_backend! { $ty = $name, available: $available, preferred: $available,
+        crypt: $crypt, ghash: $ghash, ctr: $ctr }
+    };
+    ($ty:ident = $name:literal, available: $available:path, preferred: $preferred:path,
      crypt: $crypt:ident, ghash: $ghash:path, ctr: $ctr:path $(,)?) => {
         const _: () = {
             use crate::backend::x86_64::common::{encrypt_block, encrypt_block2, init, short};
@@ -24,6 +30,10 @@ macro_rules! x86_backend {
 
                 fn is_available() -> bool {
                     $available()
+                }
+
+                fn is_preferred() -> bool {
+                    $preferred()
                 }
 
                 fn init(m: &mut Material, key: &[u8]) {

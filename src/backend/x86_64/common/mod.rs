@@ -34,7 +34,7 @@ pub(crate) use block::{
     bswap_mask, ctr_block, ctr_from_native, ctr_to_native, encrypt_block, encrypt_block2, load,
     middle_rounds, rk, store,
 };
-pub(crate) use cpu::{aesni_available, vaes_available};
+pub(crate) use cpu::{aesni_available, vaes512_available, vaes512_preferred, vaes_available};
 pub(crate) use ctr::ctr_only;
 pub(crate) use dispatch::{
     ghash_by_count, per_key_size, pin_registers, tail_by_count, x86_backend,

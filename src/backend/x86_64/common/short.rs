@@ -238,7 +238,7 @@ unsafe fn lanes<const ENC: bool, const LANES: usize>(
 #[cfg(test)]
 mod tests {
     use crate::backend::short::check::check;
-    use crate::backend::x86_64::{aesni::X86Aesni, vaes::X86Vaes};
+    use crate::backend::x86_64::{aesni::X86Aesni, vaes::X86Vaes, vaes512::X86Vaes512};
     use crate::backend::Backend;
 
     #[test]
@@ -246,5 +246,6 @@ mod tests {
         // `check` runs nothing (0 cases) where the CPU lacks the backend.
         assert!(check::<X86Aesni>() > 0 || !X86Aesni::is_available());
         assert!(check::<X86Vaes>() > 0 || !X86Vaes::is_available());
+        assert!(check::<X86Vaes512>() > 0 || !X86Vaes512::is_available());
     }
 }

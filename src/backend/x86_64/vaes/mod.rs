@@ -36,6 +36,26 @@ x86_backend! {
     ctr: ctr::ctr_only,
 }
 
+/// `ghash::ghash` for `x86_64-vaes512`'s remainders.
+#[inline(always)]
+pub(super) unsafe fn ghash(k: &XKey, y: &mut [u8; 16], data: *const u8, blocks: usize) {
+    // SAFETY: forwarded contract, as above.
+    unsafe { ghash::ghash(k, y, data, blocks) }
+}
+
+/// `ctr::ctr_only` for `x86_64-vaes512`'s remainders.
+#[inline(always)]
+pub(super) unsafe fn ctr_only(
+    k: &XKey,
+    ctr: &mut [u8; 16],
+    src: *const u8,
+    dst: *mut u8,
+    blocks: usize,
+) {
+    // SAFETY: forwarded contract, as above.
+    unsafe { ctr::ctr_only(k, ctr, src, dst, blocks) }
+}
+
 /// Blocks per iteration of the main loops.
 const WIDE: usize = 16;
 

@@ -1,0 +1,343 @@
+//! `x86_64-vaes512`: AES-GCM with VAES and VPCLMULQDQ on 512-bit (AVX-512) registers.
+//!
+//! The method of `x86_64-vaes` (stitched CTR + GHASH in the POLYVAL domain of `common/`,
+//! Karatsuba, one reduction per sixteen blocks, the same key layout and key setup) on
+//! registers of four blocks: an iteration covers sixteen blocks in four registers, so on
+//! Golden Cove-class cores (one 512-bit VAESENC per cycle, as two 256-bit ones) the AES
+//! rate is that of `x86_64-vaes` with half the instructions, and VPCLMULQDQ forms four
+//! products per instruction instead of two; on Zen 5 the 512-bit AES rate doubles too.
+//! The loop is one `asm!` pass (`zmm.rs`) that also gives the GHASH-only and CTR-only
+//! loops. Remainders of 1..=15 blocks (with E(K, J0) as one more lane) run in one masked
+//! zmm tail (`zmm::tail`: four registers of blocks under qword masks, no scalar loop, one
+//! aggregated reduction); the GHASH-only and CTR-only remainders on `x86_64-vaes`'s
+//! 256-bit code, short messages on `common`'s one-pass path, as for the other x86_64
+//! backends.
+//!
+//! Selection (`common::cpu`): available where the CPU and OS run AVX-512F/BW/VL, VAES and
+//! VPCLMULQDQ; preferred over `x86_64-vaes` except on the Intel cores where 512-bit
+//! vectors lower the clock (Skylake-X, Ice Lake, Tiger Lake), the policy of Linux's
+//! AES-GCM glue. `STITCHGCM_IMPL` forces either backend on any CPU that runs it.
+
+mod zmm;
+
+use super::common::{
+    bswap_mask, ctr_from_native, ctr_to_native, encrypt_block, load, per_key_size, store,
+    vaes512_available, vaes512_preferred, x86_backend, XKey,
+};
+use super::vaes;
+use core::arch::x86_64::*;
+
+/// The backend.
+pub(crate) struct X86Vaes512;
+
+x86_backend! {
+    X86Vaes512 = c"x86_64-vaes512",
+    available: vaes512_available,
+    preferred: vaes512_preferred,
+    crypt: crypt,
+    ghash: ghash,
+    ctr: ctr,
+}
+
+/// Blocks per iteration of the 512-bit pass.
+const WIDE: usize = 16;
+
+per_key_size!("avx2,aes,pclmulqdq,ssse3,sse4.1", crypt_wide, select);
+
+/// `iterations` ≥ 1 sixteen-block iterations, stitched, in one pass. Decryption hashes
+/// the ciphertext it reads in the same iteration. Encryption hashes the ciphertext of the
+/// previous iteration, read back from `dst`: the first iteration runs AES only, and the
+/// last one's ciphertext is hashed after the loop from the registers.
+#[inline(always)]
+unsafe fn crypt_wide<const R: usize, const ENC: bool>(
+    k: &XKey,
+    ctr: &mut __m128i,
+    y: &mut __m128i,
+    src: *const u8,
+    dst: *mut u8,
+    iterations: usize,
+) {
+    // SAFETY: `src`/`dst` hold 256·iterations bytes (caller's contract); the CPU check
+    // was made when the key was set up; `hp` stays inside `dst` behind the blocks being
+    // written (encryption) or equals `src` (decryption).
+    unsafe {
+        let mut st = [0u8; 32];
+        store(st.as_mut_ptr(), *ctr);
+        store(st.as_mut_ptr().add(16), *y);
+        if ENC {
+            zmm::pass::<R, 1, 1, 1>(k, &mut st, src, dst, dst, iterations);
+        } else {
+            zmm::pass::<R, 1, 1, 0>(k, &mut st, src, dst, src, iterations);
+        }
+        *ctr = load(st.as_ptr());
+        *y = load(st.as_ptr().add(16));
+    }
+}
+
+/// The fused kernel for one direction: whole sixteen-block iterations, then the
+/// remainder (and `j0`) in the masked tail.
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn crypt<const ENC: bool>(
+    k: &XKey,
+    ctr: &mut [u8; 16],
+    y: &mut [u8; 16],
+    mut src: *const u8,
+    mut dst: *mut u8,
+    blocks: usize,
+    j0: Option<&mut [u8; 16]>,
+) {
+    // SAFETY: features enabled; `src`/`dst` hold 16·blocks bytes (caller's contract).
+    unsafe {
+        let mut c = ctr_to_native(ctr);
+        let mut acc = _mm_shuffle_epi8(load(y.as_ptr()), bswap_mask());
+        let iterations = blocks / WIDE;
+        if iterations > 0 {
+            select::<ENC>(k.rounds)(k, &mut c, &mut acc, src, dst, iterations);
+            src = src.add(16 * WIDE * iterations);
+            dst = dst.add(16 * WIDE * iterations);
+        }
+        let left = blocks % WIDE;
+        if left > 0 {
+            tail::<ENC>(k, &mut c, &mut acc, src, dst, left, j0);
+        } else if let Some(j) = j0 {
+            encrypt_block(k, j);
+        }
+        ctr_from_native(c, ctr);
+        store(y.as_mut_ptr(), _mm_shuffle_epi8(acc, bswap_mask()));
+    }
+}
+
+/// The masked tail of 1..=15 blocks (and `j0`), compiled per register count, direction
+/// and J0 lane.
+#[inline(never)]
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn tail<const ENC: bool>(
+    k: &XKey,
+    c: &mut __m128i,
+    acc: &mut __m128i,
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    j0: Option<&mut [u8; 16]>,
+) {
+    // SAFETY: `src`/`dst` hold 16·n bytes, 1 ≤ n ≤ 15 (caller's contract), G = ⌈n/4⌉;
+    // `j` is a block exactly when J = 1.
+    unsafe {
+        let mut st = [0u8; 32];
+        store(st.as_mut_ptr(), *c);
+        store(st.as_mut_ptr().add(16), *acc);
+        let e = ENC as usize;
+        let (j, jl) = match j0 {
+            Some(j) => (j.as_mut_ptr(), true),
+            None => (core::ptr::null_mut(), false),
+        };
+        macro_rules! go {
+            ($g:literal) => {
+                match (e, jl) {
+                    (1, true) => zmm::tail::<$g, 1, 1>(k, &mut st, src, dst, n, j),
+                    (1, false) => zmm::tail::<$g, 1, 0>(k, &mut st, src, dst, n, j),
+                    (_, true) => zmm::tail::<$g, 0, 1>(k, &mut st, src, dst, n, j),
+                    (_, false) => zmm::tail::<$g, 0, 0>(k, &mut st, src, dst, n, j),
+                }
+            };
+        }
+        match n.div_ceil(4) {
+            1 => go!(1),
+            2 => go!(2),
+            3 => go!(3),
+            _ => go!(4),
+        }
+        *c = _mm_add_epi32(*c, _mm_cvtsi32_si128(n as i32));
+        *acc = load(st.as_ptr().add(16));
+    }
+}
+
+/// GHASH-only: whole sixteen-block groups on zmm (one reduction each), the rest on
+/// `x86_64-vaes`'s code.
+#[inline(never)]
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn kernel_ghash(k: &XKey, y: &mut [u8; 16], mut data: *const u8, blocks: usize) {
+    // SAFETY: `data` holds 16·blocks bytes (caller's contract); features enabled.
+    unsafe {
+        let iterations = blocks / WIDE;
+        if iterations > 0 {
+            let mut st = [0u8; 32];
+            let acc = _mm_shuffle_epi8(load(y.as_ptr()), bswap_mask());
+            store(st.as_mut_ptr().add(16), acc);
+            let none = core::ptr::null_mut();
+            zmm::pass::<10, 0, 1, 0>(k, &mut st, none, none, data, iterations);
+            let acc = load(st.as_ptr().add(16));
+            store(y.as_mut_ptr(), _mm_shuffle_epi8(acc, bswap_mask()));
+            data = data.add(16 * WIDE * iterations);
+        }
+        if blocks % WIDE > 0 {
+            vaes::ghash(k, y, data, blocks % WIDE);
+        }
+    }
+}
+
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn ghash(k: &XKey, y: &mut [u8; 16], data: *const u8, blocks: usize) {
+    // SAFETY: forwarded contract; features enabled.
+    unsafe { kernel_ghash(k, y, data, blocks) }
+}
+
+/// CTR keystream only: whole sixteen-block groups on zmm, the rest on `x86_64-vaes`'s
+/// code.
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn ctr(k: &XKey, ctr: &mut [u8; 16], mut src: *const u8, mut dst: *mut u8, blocks: usize) {
+    // SAFETY: `src`/`dst` hold 16·blocks bytes (caller's contract); features enabled;
+    // the round count is the key's (public).
+    unsafe {
+        let iterations = blocks / WIDE;
+        if iterations > 0 {
+            let mut st = [0u8; 32];
+            store(st.as_mut_ptr(), ctr_to_native(ctr));
+            let none = core::ptr::null();
+            match k.rounds {
+                10 => zmm::pass::<10, 1, 0, 0>(k, &mut st, src, dst, none, iterations),
+                12 => zmm::pass::<12, 1, 0, 0>(k, &mut st, src, dst, none, iterations),
+                _ => zmm::pass::<14, 1, 0, 0>(k, &mut st, src, dst, none, iterations),
+            }
+            ctr_from_native(load(st.as_ptr()), ctr);
+            src = src.add(16 * WIDE * iterations);
+            dst = dst.add(16 * WIDE * iterations);
+        }
+        vaes::ctr_only(k, ctr, src, dst, blocks % WIDE);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The kernels against the portable `soft` backend at the entry points, beyond the
+    //! lengths the message-level tests reach: up to 300 blocks (many loop iterations),
+    //! counters that wrap (inc32) inside a group of sixteen, in place and out of place at
+    //! odd offsets, every key size, both directions, with and without the J0 lane; and
+    //! GHASH-only and CTR-only. Skipped, visibly, where the CPU lacks AVX-512 VAES.
+    use super::X86Vaes512;
+    use crate::backend::soft::Soft;
+    use crate::backend::{Backend, Direction, Material};
+
+    fn keyed<B: Backend>(key: &[u8]) -> Material {
+        let mut m = Material::uninit();
+        B::init(&mut m, key);
+        m
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            // splitmix64
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+        fn bytes(&mut self, n: usize) -> Vec<u8> {
+            (0..n).map(|_| self.next() as u8).collect()
+        }
+    }
+
+    const COUNTS: [usize; 31] = [
+        0, 1, 2, 5, 8, 9, 12, 15, 16, 17, 22, 31, 32, 33, 41, 47, 48, 49, 58, 63, 64, 65, 79, 80,
+        100, 127, 128, 129, 255, 256, 300,
+    ];
+
+    /// One fused call on backend `B`: (output, counter, state, J0 lane).
+    #[allow(clippy::too_many_arguments)]
+    fn run<B: Backend>(
+        m: &Material,
+        dir: Direction,
+        ctr: [u8; 16],
+        y: [u8; 16],
+        input: &[u8],
+        in_place: bool,
+        offset: usize,
+        j0: Option<[u8; 16]>,
+    ) -> (Vec<u8>, [u8; 16], [u8; 16], Option<[u8; 16]>) {
+        let blocks = input.len() / 16;
+        let mut buf = vec![0x5au8; input.len() + 2 * offset + 64];
+        let mut src_buf = vec![0u8; input.len() + offset];
+        let (mut ctr, mut y, mut j) = (ctr, y, j0);
+        let out_at = offset;
+        if in_place {
+            buf[out_at..out_at + input.len()].copy_from_slice(input);
+        } else {
+            src_buf[offset..].copy_from_slice(input);
+        }
+        let dst = buf[out_at..].as_mut_ptr();
+        let src = if in_place {
+            dst as *const u8
+        } else {
+            src_buf[offset..].as_ptr()
+        };
+        // SAFETY: `src` and `dst` hold 16·blocks bytes each, equal or disjoint.
+        unsafe { B::crypt(m, dir, &mut ctr, &mut y, src, dst, blocks, j.as_mut()) };
+        // The bytes around the output stay untouched.
+        assert!(buf[..out_at].iter().all(|&b| b == 0x5a));
+        assert!(buf[out_at + input.len()..].iter().all(|&b| b == 0x5a));
+        (buf[out_at..out_at + input.len()].to_vec(), ctr, y, j)
+    }
+
+    #[test]
+    fn kernels_against_soft() {
+        if !X86Vaes512::is_available() {
+            eprintln!("SKIPPED: x86_64-vaes512 kernels: this CPU lacks AVX-512 with VAES");
+            return;
+        }
+        let mut rng = Rng(0x29);
+        let mut cases = 0;
+        for key_len in [16, 24, 32] {
+            let key = rng.bytes(key_len);
+            let (m, s) = (keyed::<X86Vaes512>(&key), keyed::<Soft>(&key));
+            for &blocks in &COUNTS {
+                for (case, dir) in [Direction::Encrypt, Direction::Decrypt]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let input = rng.bytes(16 * blocks);
+                    let mut ctr: [u8; 16] = rng.bytes(16).try_into().unwrap();
+                    if (blocks + case) % 2 == 0 {
+                        // inc32 wraps a few blocks in.
+                        ctr[12..].copy_from_slice(
+                            &(0u32.wrapping_sub(5 + blocks as u32 % 7)).to_be_bytes(),
+                        );
+                    }
+                    let y: [u8; 16] = rng.bytes(16).try_into().unwrap();
+                    let j0 = if blocks % 3 == 0 {
+                        Some(rng.bytes(16).try_into().unwrap())
+                    } else {
+                        None
+                    };
+                    let in_place = (blocks / 2 + case) % 2 == 0;
+                    let offset = (rng.next() % 64) as usize;
+                    let want = run::<Soft>(&s, dir, ctr, y, &input, in_place, offset, j0);
+                    let got = run::<X86Vaes512>(&m, dir, ctr, y, &input, in_place, offset, j0);
+                    assert!(
+                        want == got,
+                        "crypt: key {key_len}, {blocks} blocks, {dir:?}, in place {in_place}"
+                    );
+                    // GHASH-only and CTR-only over the same input.
+                    let (mut y1, mut y2) = (y, y);
+                    // SAFETY: `input` holds 16·blocks bytes.
+                    unsafe {
+                        Soft::ghash(&s, &mut y1, input.as_ptr(), blocks);
+                        X86Vaes512::ghash(&m, &mut y2, input.as_ptr(), blocks);
+                    }
+                    assert_eq!(y1, y2, "ghash: {blocks} blocks");
+                    let (mut c1, mut c2) = (ctr, ctr);
+                    let (mut o1, mut o2) = (input.clone(), input.clone());
+                    // SAFETY: in place over 16·blocks bytes.
+                    unsafe {
+                        Soft::ctr(&s, &mut c1, o1.as_ptr(), o1.as_mut_ptr(), blocks);
+                        X86Vaes512::ctr(&m, &mut c2, o2.as_ptr(), o2.as_mut_ptr(), blocks);
+                    }
+                    assert_eq!((o1, c1), (o2, c2), "ctr: key {key_len}, {blocks} blocks");
+                    cases += 1;
+                }
+            }
+        }
+        assert_eq!(cases, 3 * COUNTS.len() * 2);
+    }
+}
