@@ -8,6 +8,7 @@
 #
 # usage: scripts/deps.sh [--packaging] [--roots]
 #   --packaging  also what `dpkg-buildpackage -b` needs (debian/control's Build-Depends, lintian)
+#                and git (scripts/test-packages.sh builds from a clone)
 #   --roots      also debootstrap, proot and qemu-user-static (scripts/test-arm-host.sh,
 #                scripts/test-distro.sh)
 #
@@ -92,7 +93,7 @@ else
   # An ARM host builds natively with Debian's cargo and lints with Debian's rustfmt/clippy.
   rust_pkgs+=("$cargo_pkg" "$rustfmt_pkg")
 fi
-[ $packaging = 1 ] && { apt_pkgs+=(dpkg-dev debhelper lintian librust-libc-dev librust-cfg-if-dev help2man)
+[ $packaging = 1 ] && { apt_pkgs+=(dpkg-dev debhelper lintian librust-libc-dev librust-cfg-if-dev help2man git)
                         [[ " ${rust_pkgs[*]} " = *" $cargo_pkg "* ]] || rust_pkgs+=("$cargo_pkg"); }
 [ $roots = 1 ] && apt_pkgs+=(debootstrap proot qemu-user-static)
 
