@@ -14,7 +14,9 @@
  *   behind (libgcrypt feeds the stale bytes into the next message's GHASH);
  * - in and out overlapping other than in place: as if the input had been copied first;
  * - libgcrypt 1.11's gcry_cipher_setup_geniv/gcry_cipher_geniv on our handles (looked up
- *   at run time: the 1.10 headers and library do not have them);
+ *   at run time: the 1.10 headers and library do not have them), and on forwarded ones
+ *   libgcrypt's own answers where the loaded libgcrypt (1.11 or later, by its version) has
+ *   them;
  * - GCRY_CIPHER_SECURE handles live in locked memory (VmLck grows) that is wiped on close.
  *
  * usage: test_gcrypt_preload
@@ -242,9 +244,34 @@ static void geniv(void) {
     CHECK(!memcmp(o1, o2, 20) && !memcmp(t1, t2, 16), "geniv %d sets that IV", i);
   }
   gcry_cipher_close(h);
-  /* A forwarded handle gets libgcrypt's geniv, or NOT_IMPLEMENTED before 1.11. */
+  /* The loaded libgcrypt has the pair from 1.11 on (its version read at run time, not the
+     headers'), and only then; a forwarded handle gets libgcrypt's answers (each next to the
+     same call on a real handle), or NOT_IMPLEMENTED before 1.11. */
+  const char *version = gcry_check_version(NULL);
+  int since_1_11 = gcry_check_version("1.11.0") != NULL;
+  setup_fn r_setup = (setup_fn)real("gcry_cipher_setup_geniv");
+  geniv_fn r_gen = (geniv_fn)real("gcry_cipher_geniv");
+  printf("libgcrypt %s: setup_geniv/geniv %s\n", version, r_setup && r_gen ? "exported" : "absent");
+  CHECK(!!r_setup == since_1_11 && !!r_gen == since_1_11,
+        "libgcrypt %s exports setup_geniv and geniv if and only if it is 1.11 or later", version);
   EXPECT(gcry_cipher_open(&h, GCRY_CIPHER_AES, GCRY_CIPHER_MODE_CBC, 0), 0);
-  if (!real("gcry_cipher_geniv")) EXPECT(gen(h, iv, 12), 0x20000045);
+  if (r_setup && r_gen) {
+    typedef gcry_error_t (*open_fn)(gcry_cipher_hd_t *, int, int, unsigned);
+    typedef void (*close_fn)(gcry_cipher_hd_t);
+    gcry_cipher_hd_t r;
+    uint8_t iv_real[12] = {0};
+    memset(iv, 0, sizeof iv);
+    CHECK(((open_fn)real("gcry_cipher_open"))(&r, GCRY_CIPHER_AES, GCRY_CIPHER_MODE_CBC, 0) == 0,
+          "real CBC handle");
+    gcry_error_t a = setup(h, 1, fixed, 4, dyn, 8), b = r_setup(r, 1, fixed, 4, dyn, 8);
+    CHECK(a == b, "forwarded setup_geniv = 0x%08x, libgcrypt's 0x%08x", a, b);
+    a = gen(h, iv, 12), b = r_gen(r, iv_real, 12);
+    CHECK(a == b && !memcmp(iv, iv_real, 12), "forwarded geniv = 0x%08x, libgcrypt's 0x%08x", a, b);
+    ((close_fn)real("gcry_cipher_close"))(r);
+  } else {
+    EXPECT(setup(h, 1, fixed, 4, dyn, 8), 0x20000045);
+    EXPECT(gen(h, iv, 12), 0x20000045);
+  }
   gcry_cipher_close(h);
 }
 

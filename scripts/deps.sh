@@ -8,6 +8,7 @@
 #
 # usage: scripts/deps.sh [--packaging] [--roots]
 #   --packaging  also what `dpkg-buildpackage -b` needs (debian/control's Build-Depends, lintian)
+#                and git (scripts/test-packages.sh builds from a clone)
 #   --roots      also debootstrap, proot and qemu-user-static (scripts/test-arm-host.sh,
 #                scripts/test-distro.sh)
 #
@@ -85,14 +86,15 @@ apt_pkgs=(
 if [ "$host_arch" = amd64 ]; then
   # rustup's cargo drives the native build where it is installed (the development host, which
   # also needs its nightly for fuzzing); Debian's rustc the ARM cross builds.
+  # (libglib2.0-dev: qemu 9 and later's plugin header includes glib.h -- Debian 13's qemu 10.)
   apt_pkgs+=(gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
-             qemu-user)
+             qemu-user libglib2.0-dev)
   command -v rustup >/dev/null 2>&1 || rust_pkgs+=("$cargo_pkg" "$rustfmt_pkg")
 else
   # An ARM host builds natively with Debian's cargo and lints with Debian's rustfmt/clippy.
   rust_pkgs+=("$cargo_pkg" "$rustfmt_pkg")
 fi
-[ $packaging = 1 ] && { apt_pkgs+=(dpkg-dev debhelper lintian librust-libc-dev librust-cfg-if-dev help2man)
+[ $packaging = 1 ] && { apt_pkgs+=(dpkg-dev debhelper lintian librust-libc-dev librust-cfg-if-dev help2man git)
                         [[ " ${rust_pkgs[*]} " = *" $cargo_pkg "* ]] || rust_pkgs+=("$cargo_pkg"); }
 [ $roots = 1 ] && apt_pkgs+=(debootstrap proot qemu-user-static)
 
@@ -257,7 +259,8 @@ fetch_arm64 libgpg-error-dev usr/include/aarch64-linux-gnu/gpg-error.h
 fetch_arm64 zlib1g lib/aarch64-linux-gnu/libz.so.1
 fetch_arm64 libzstd1 lib/aarch64-linux-gnu/libzstd.so.1
 
-# qemu's TCG plugin header (qemu-plugin.h, API version 1, GPL-2.0-or-later: not kept in this
+# qemu's TCG plugin header (qemu-plugin.h, GPL-2.0-or-later: API version 1 in Debian 12's qemu
+# 7.2, 4 in Debian 13's qemu 10, which includes glib.h; not kept in this
 # repository) from the Debian source package of the installed qemu-user, for the whole-call
 # model's plugin (scripts/whole-call/trace-plugin.c). apt-get source with a private
 # configuration (deb-src lines, lists and cache under .deps/), so the system's apt is untouched;

@@ -1,5 +1,6 @@
-# Debian 12 roots for testing on other architectures without their hardware (sourced by
-# scripts/test-arm-host.sh and scripts/test-packages.sh). No binfmt_misc is needed: the
+# Debian roots (12 or 13: $ROOT_RELEASE) for testing on other architectures without their
+# hardware, and clean roots for the package smoke test (sourced by scripts/test-arm-host.sh
+# and scripts/test-packages.sh). No binfmt_misc is needed: the
 # first stage of debootstrap unpacks the foreign packages on the host, the second stage and
 # everything after it run under proot, which starts every program of the root through
 # qemu-user (`proot -q qemu-ARCH-static`; for the host's own architecture plain proot). apt
@@ -7,9 +8,12 @@
 # does not know statx, faccessat2, openat2, clone3: scripts/proot-syscalls.c makes them fail
 # with ENOSYS so that their callers fall back to calls proot translates.
 #
-# $ROOTS is the cache directory (the helper is built into $ROOTS/.bin).
+# $ROOTS is the cache directory (the helper is built into $ROOTS/.bin). $ROOT_RELEASE is the
+# release (bookworm or trixie; default: this host's own, else bookworm).
 #
-#   root_base ARCH DIR     debootstrap minbase bookworm into DIR once (stamp DIR/.base-ok)
+#   root_cache ARCH        the directory of ARCH's roots for $ROOT_RELEASE: $ROOTS/ARCH for
+#                          bookworm (the layout from before releases), else $ROOTS/RELEASE-ARCH
+#   root_base ARCH DIR     debootstrap minbase $ROOT_RELEASE into DIR once (stamp DIR/.base-ok)
 #   root_trust DIR ARCH    the host's local CA certificates (/usr/local/share/ca-certificates:
 #                          e.g. a TLS-inspecting proxy's) into the root, so that pip and
 #                          cargo there reach their registries as the host does
@@ -21,6 +25,14 @@ set -o pipefail
 
 ROOT_MIRROR=${ROOT_MIRROR:-http://deb.debian.org/debian}
 ROOT_SECURITY=${ROOT_SECURITY:-http://deb.debian.org/debian-security}
+if [ -z "${ROOT_RELEASE:-}" ]; then
+  ROOT_RELEASE=$( (. /etc/os-release && echo "${VERSION_CODENAME:-}") 2>/dev/null || true)
+  case $ROOT_RELEASE in bookworm | trixie) ;; *) ROOT_RELEASE=bookworm ;; esac
+fi
+
+root_cache() { # ARCH
+  if [ "$ROOT_RELEASE" = bookworm ]; then echo "$ROOTS/$1"; else echo "$ROOTS/$ROOT_RELEASE-$1"; fi
+}
 
 root_qemu() { # ARCH: the qemu-user binary proot runs the root's programs with ("" = native)
   case $1 in
@@ -55,17 +67,17 @@ root_base() { # ARCH DIR
   local arch=$1 dir=$2 q
   [ -e "$dir/.base-ok" ] && return 0
   q=$(root_qemu "$arch") || return 1
-  echo "[roots] debootstrap $arch into $dir (first stage on the host, second stage under ${q:-proot})"
+  echo "[roots] debootstrap $ROOT_RELEASE $arch into $dir (first stage on the host, second stage under ${q:-proot})"
   rm -rf "$dir"; mkdir -p "$(dirname "$dir")"
-  debootstrap --foreign --arch="$arch" --variant=minbase bookworm "$dir" "$ROOT_MIRROR" \
+  debootstrap --foreign --arch="$arch" --variant=minbase "$ROOT_RELEASE" "$dir" "$ROOT_MIRROR" \
     >"$dir.debootstrap.log" 2>&1 || { tail -5 "$dir.debootstrap.log"; return 1; }
   local args=(-0 -r "$dir" -w /)
   [ -n "$q" ] && args=(-q "$q" "${args[@]}")
   DEBOOTSTRAP_DIR=/debootstrap root_proot "${args[@]}" /debootstrap/debootstrap --second-stage \
     >>"$dir.debootstrap.log" 2>&1 || { tail -5 "$dir.debootstrap.log"; return 1; }
   local k=/usr/share/keyrings/debian-archive-keyring.gpg
-  printf 'deb [signed-by=%s] %s %s main\n' "$k" "$ROOT_MIRROR" bookworm "$k" "$ROOT_MIRROR" bookworm-updates \
-    "$k" "$ROOT_SECURITY" bookworm-security >"$dir/etc/apt/sources.list"
+  printf 'deb [signed-by=%s] %s %s main\n' "$k" "$ROOT_MIRROR" "$ROOT_RELEASE" "$k" "$ROOT_MIRROR" "$ROOT_RELEASE-updates" \
+    "$k" "$ROOT_SECURITY" "$ROOT_RELEASE-security" >"$dir/etc/apt/sources.list"
   # apt drops privileges to _apt for downloads, which proot's fake root cannot do.
   echo 'APT::Sandbox::User "root";' >"$dir/etc/apt/apt.conf.d/99proot"
   echo 'APT::Install-Recommends "false";' >>"$dir/etc/apt/apt.conf.d/99proot"

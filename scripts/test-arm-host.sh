@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The README's two commands on Debian 12 arm64 and armhf hosts, proved here without ARM
-# hardware: for each architecture an emulated Debian root (scripts/roots.sh: debootstrap,
+# The README's two commands on Debian 12 or 13 arm64 and armhf hosts, proved here without ARM
+# hardware: for each architecture an emulated Debian root of RELEASE (scripts/roots.sh: debootstrap,
 # then proot + qemu-user-static; no binfmt_misc), a fresh clone of HEAD inside it, and there
 #   bench   scripts/bench.sh: deps.sh installs the native toolchain (no cross packages),
 #           meson builds the library and the harness, bench-gcm runs against the root's own
@@ -15,16 +15,19 @@
 # scripts/test.sh. Resumable: each step leaves a stamp with the commit it passed for and is
 # skipped when that stamp matches HEAD; the roots stay cached in DIR.
 #
-# usage: scripts/test-arm-host.sh [--arch arm64|armhf]... [--roots DIR] [--update] [--force]
-#                                 [--steps bench,test,deb,smoke]
+# usage: scripts/test-arm-host.sh [bookworm|trixie] [--arch arm64|armhf]... [--roots DIR]
+#                                 [--update] [--force] [--steps bench,test,deb,smoke]
+#   bookworm|trixie  the release of the roots (default bookworm); their cache: DIR/ARCH for
+#             bookworm, DIR/trixie-ARCH for trixie (scripts/roots.sh root_cache)
 #   --update  keep the clone in the root and check out HEAD there (incremental builds)
 #             instead of a fresh clone; --force: redo the steps even if their stamps match.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ROOTS=${STITCHGCM_ROOTS:-$HOME/.cache/stitchgcm-roots}
-arches=() update=0 force=0 steps=bench,test,deb,smoke
+arches=() update=0 force=0 steps=bench,test,deb,smoke release=bookworm
 while [ $# -gt 0 ]; do
   case $1 in
+    bookworm | trixie) release=$1 ;;
     --arch) arches+=("$2"); shift ;;
     --roots) ROOTS=$2; shift ;;
     --update) update=1 ;;
@@ -35,18 +38,19 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ ${#arches[@]} -gt 0 ] || arches=(arm64 armhf)
+export ROOT_RELEASE=$release
 # shellcheck source=scripts/roots.sh
 . "$top/scripts/roots.sh"
 bash "$top/scripts/deps.sh" --packaging --roots || exit 1
 commit=$(git -C "$top" rev-parse HEAD)
 [ -z "$(git -C "$top" status --porcelain --untracked-files=no)" ] || echo "note: uncommitted changes are not in the clone"
 rows=() failed=0
-row() { rows+=("$(printf '%-6s %-6s %-8s %s' "$1" "$2" "$3" "$4")"); }
+row() { rows+=("$(printf '%-9s %-6s %-6s %-8s %s' "$release" "$1" "$2" "$3" "$4")"); }
 has_step() { [[ ",$steps," = *",$1,"* ]]; }
 now() { date +%s; }
 
 for arch in "${arches[@]}"; do
-  dir=$ROOTS/$arch logs=$ROOTS/$arch/logs stamps=$ROOTS/$arch/stamps
+  dir=$(root_cache "$arch"); logs=$dir/logs stamps=$dir/stamps
   mkdir -p "$logs" "$stamps"
   base=$dir/base work=$dir/work clone=$dir/work/build/stitchgcm
   root_base "$arch" "$base" || { row "$arch" base FAILED "debootstrap (see $base.debootstrap.log)"; failed=1; continue; }
@@ -131,6 +135,6 @@ for arch in "${arches[@]}"; do
 done
 
 echo
-echo "test-arm-host.sh summary ($commit)"
+echo "test-arm-host.sh $release summary ($commit)"
 printf '%s\n' "${rows[@]}"
 exit $failed

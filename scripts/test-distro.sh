@@ -7,14 +7,17 @@
 # Not part of scripts/test.sh (the default suite): a first run downloads a root and the
 # whole toolchain, and test.sh inside takes as long as it does on the host.
 #
-# usage: scripts/test-distro.sh RELEASE [--dir DIR] [--fresh] [--only deps|bench|test] [-- ARGS]
+# usage: scripts/test-distro.sh RELEASE [--dir DIR] [--fresh] [--only deps|bench|test|packages]
+#                               [-- ARGS]
 #   RELEASE   bookworm | trixie
 #   --dir     where roots are kept (default target/distro): DIR/RELEASE, DIR/RELEASE.base.tar
 #             (the pristine root), DIR/RELEASE-logs/
 #   --fresh   start again from the pristine root (the default reuses the root as the last run
 #             left it, installed packages included: quick, but deps.sh then installs nothing)
-#   --only    one step: deps (scripts/deps.sh alone), bench, or test (default: bench then
-#             test, as the README says; each runs deps.sh first, like a new user's)
+#   --only    one step: deps (scripts/deps.sh alone), bench, test, or packages
+#             (scripts/test-packages.sh: dpkg-buildpackage, lintian, the smoke test in a clean
+#             root of RELEASE made inside this one) (default: bench then test, as the README
+#             says; each runs deps.sh first, like a new user's)
 #   -- ARGS   passed to the step's script with --only (e.g. `--only test -- --only aarch64`)
 # Needs root (debootstrap, chroot, mounts). The mounts (/proc, /sys, /dev, /dev/pts,
 # /dev/shm) are made in a private mount namespace (unshare), so they go away with it, also
@@ -30,12 +33,12 @@ while [ $# -gt 0 ]; do
     --fresh) fresh=1 ;;
     --only) only=$2; shift ;;
     --) shift; extra=$(printf ' %q' "$@"); break ;;
-    *) echo "usage: scripts/test-distro.sh bookworm|trixie [--dir DIR] [--fresh] [--only deps|bench|test]" >&2; exit 2 ;;
+    *) echo "usage: scripts/test-distro.sh bookworm|trixie [--dir DIR] [--fresh] [--only deps|bench|test|packages]" >&2; exit 2 ;;
   esac
   shift
 done
 [ -n "$release" ] || { echo "test-distro.sh: which release? bookworm or trixie" >&2; exit 2; }
-case $only in "" | deps | bench | test) ;; *) echo "test-distro.sh: --only deps|bench|test" >&2; exit 2 ;; esac
+case $only in "" | deps | bench | test | packages) ;; *) echo "test-distro.sh: --only deps|bench|test|packages" >&2; exit 2 ;; esac
 [ "$(id -u)" = 0 ] || { echo "test-distro.sh: needs root (debootstrap, chroot, mount)" >&2; exit 1; }
 [ "$(dpkg --print-architecture)" = amd64 ] ||
   { echo "test-distro.sh: amd64 hosts only (ARM hosts: scripts/test-arm-host.sh)" >&2; exit 1; }
@@ -121,12 +124,14 @@ run_step() { # NAME CMD SUMMARY-FILTER...
 deps_summary() { grep -E '^\[deps\] (Debian.s Rust toolchain|ok)|^E:|deps.sh:'; }
 bench_summary() { grep -E '^\[deps\] Debian.s Rust|^(bench-gcm|implementations):|^check |EMULATED|FAIL' | head -40; }
 test_summary() { sed -n '/^=== summary/,$p'; }
+packages_summary() { grep -vE '^\[(deps|roots)\]' | tail -12; }
 
 in_root 'grep PRETTY_NAME /etc/os-release'
 case $only in
   deps) run_step deps "bash scripts/deps.sh$extra" deps_summary ;;
   bench) run_step bench "scripts/bench.sh$extra" bench_summary ;;
   test) run_step test "scripts/test.sh$extra" test_summary ;;
+  packages) run_step packages "bash scripts/test-packages.sh$extra" packages_summary ;;
   "") run_step bench 'scripts/bench.sh' bench_summary
       run_step test 'scripts/test.sh' test_summary ;;
 esac

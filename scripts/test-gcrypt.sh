@@ -82,6 +82,24 @@ if [ "$want" = "$got" ] && [ "$other" = 0 ] && [ "$soname" = libstitchgcm-gcrypt
   echo "exports: $(echo "$got" | wc -l) gcry_cipher_* functions @@GCRYPT_1.6, nothing else; soname $soname"
 else bad "exports: want [$want] got [$got], $other others, soname $soname"; fi
 
+# The exports against the libgcrypt installed here, whatever its version: every function
+# its gcrypt.h declares on a cipher handle (the handle is ours) is exported by the
+# interposer, and whatever the interposer exports that this libgcrypt does not is one of
+# the functions it declares no handle function for, i.e. a later libgcrypt's (1.11's
+# setup_geniv/geniv on 1.10); c-tests/test_gcrypt_preload.c checks them against the version
+# the loaded library reports.
+if [ -z "$triple" ]; then reallib=$(ldd "$work/test_gcrypt" | awk '$1 ~ /^libgcrypt\.so\.20/ {print $3}')
+else reallib=$deps/usr/lib/$multi/libgcrypt.so.20; fi
+header=$(pkg-config --variable=includedir libgcrypt 2>/dev/null || echo /usr/include)/gcrypt.h
+declared=$(grep -oE 'gcry_cipher_[a-z_]+ *\( *gcry_cipher_hd_t' "$header" | sed 's/ *(.*//' | sort -u)
+theirs=$(objdump -T "$reallib" 2>/dev/null | awk '$2 == "g" && $4 != "*UND*" && $NF ~ /^gcry_cipher_/ {print $NF}' | sort -u)
+missing=$(comm -23 <(echo "$declared") <(echo "$got"))
+extra=$(comm -13 <(echo "$theirs") <(echo "$got"))
+later=$(comm -12 <(echo "$extra") <(echo "$declared"))
+if [ -n "$declared" ] && [ -n "$theirs" ] && [ -z "$missing" ] && [ -z "$later" ]; then ok
+  echo "exports vs $(basename "$header") and $reallib: all $(echo "$declared" | wc -l) handle functions interposed; not in this libgcrypt: ${extra:-nothing}" | paste -sd' '
+else bad "exports vs the installed libgcrypt ($reallib, $header): $(echo "$declared" | grep -c .) handle functions declared, $(echo "$theirs" | grep -c .) gcry_cipher_* exported; not interposed [$missing]; ours, declared, not in its library [$later]"; fi
+
 # transcript_ok NAME OUT: the program passed its own checks and matches plain libgcrypt's.
 transcript_ok() {
   if ! grep -q '^[0-9]* passed, 0 failed$' "$2"; then bad "$1: own checks"; grep -E '^FAIL' "$2" | head -5; return; fi

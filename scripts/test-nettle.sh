@@ -8,7 +8,9 @@
 #                     ahead of -lnettle, once per backend this CPU runs; LD_DEBUG=bindings
 #                     must show every nettle_gcm_* reference (the program's and libnettle's
 #                     own) bound to libstitchgcm; with STITCHGCM_IMPL=bogus the preloaded
-#                     run must abort (proof that our code, not nettle's, runs).
+#                     run must abort (proof that our code, not nettle's, runs); the
+#                     exports against the installed nettle's library and gcm.h, whatever
+#                     its version (exports_ok below; also in the qemu modes).
 #   gnutls            gnutls-serv/gnutls-cli over loopback, TLS 1.2 and 1.3, AES-128-GCM and
 #                     AES-256-GCM only, 3 MB each (gnutls-cli receives only ~0.5 MB/s here,
 #                     whatever the library), both ends started by the launcher
@@ -60,6 +62,31 @@ bindings_ok() {
   else bad "$name: $total bindings, $wrong not to libstitchgcm"; fi
 }
 
+# exports_ok LIBNETTLE: our exports against the nettle installed here, whatever its
+# version (nothing pinned): its library's soname is libnettle.so.8, the ABI the drop-in
+# implements (nettle 3.6 to 3.10 and later 3.x; nettle 4's libnettle.so.9 differs:
+# docs/nettle4.md); every function its nettle/gcm.h declares on a GCM key or context (the
+# generic ones and AES's) is exported by libstitchgcm; and every nettle_* symbol libstitchgcm
+# exports is one this libnettle exports too.
+exports_ok() {
+  local lib=$1 header soname declared ours theirs missing extra version
+  header=$(pkg-config --variable=includedir nettle 2>/dev/null || echo /usr/include)/nettle/gcm.h
+  version=$(pkg-config --modversion nettle 2>/dev/null || echo "?")
+  soname=$(objdump -p "$lib" 2>/dev/null | awk '$1 == "SONAME" {print $2}')
+  declared=$(grep -oE '^gcm_[a-z0-9_]+ *\((const )?struct gcm_(key|ctx|aes(128|192|256)?_ctx) *\*' "$header" |
+             sed 's/ *(.*//; s/^/nettle_/' | sort -u)
+  ours=$(nm -D --defined-only "$rel/libstitchgcm.so" | awk '$3 ~ /^nettle_/ {print $3}' | sort -u)
+  theirs=$(objdump -T "$lib" 2>/dev/null | awk '$2 == "g" && $4 != "*UND*" && $NF ~ /^nettle_/ {print $NF}' | sort -u)
+  missing=$(comm -23 <(echo "$declared") <(echo "$ours") | paste -sd' ')
+  extra=$(comm -23 <(echo "$ours") <(echo "$theirs") | paste -sd' ')
+  if [ "$soname" != libnettle.so.8 ]; then
+    bad "exports: $lib (nettle $version) has soname ${soname:-?}; the drop-in implements libnettle.so.8 (nettle 3.x; nettle 4: docs/nettle4.md)"
+  elif [ -z "$declared" ] || [ -z "$theirs" ] || [ -n "$missing" ] || [ -n "$extra" ]; then
+    bad "exports vs $lib and $header: $(echo "$declared" | grep -c .) GCM functions declared, not exported by us [$missing]; ours not in this libnettle [$extra]"
+  else ok; echo "exports vs $soname (headers: nettle $version): all $(echo "$declared" | wc -l) GCM key/context functions of gcm.h interposed, our $(echo "$ours" | wc -l) nettle_* symbols all in this libnettle"
+  fi
+}
+
 case $mode in
 native)
   rel=$top/target/release
@@ -71,6 +98,7 @@ native)
     $(pkg-config --libs nettle) || { bad "C build"; finish; exit; }
   "$work/plain" >"$work/ref.out" 2>&1 && grep -q '^[0-9]* passed, 0 failed$' "$work/ref.out" &&
     ok || bad "plain nettle run"
+  exports_ok "$(ldd "$work/plain" | awk '$1 ~ /^libnettle\.so/ {print $3}')"
   mapfile -t backends < <("$rel/examples/backends")
   for b in "${backends[@]}"; do
     STITCHGCM_IMPL=$b LD_PRELOAD=$rel/libstitchgcm.so "$work/plain" >"$work/pre-$b.out" 2>&1
@@ -168,6 +196,7 @@ aarch64|armv7)
   [ -e "$libdir/libnettle.so.8" ] || { bad "$deb libnettle8 missing (scripts/deps.sh)"; finish; exit; }
   [ -e "$rel/libstitchgcm.so" ] || { bad "cross-built library missing"; finish; exit; }
   ln -sf libstitchgcm.so "$rel/libstitchgcm.so.0"
+  exports_ok "$libdir/libnettle.so.8"
   inc=$work/include-$deb; mkdir -p "$inc"; ln -sfn /usr/include/nettle "$inc/nettle"
   cc=$multi-gcc
   $cc -O2 -I"$inc" -o "$work/plain-$deb" c-tests/test_nettle.c "$libdir/libnettle.so.8" &&

@@ -3,7 +3,8 @@
 # (debian/: libstitchgcm0, libstitchgcm-dev, stitchgcm-preload; the C tests run inside the
 # build and dpkg-gensymbols checks the exports against the symbols files), lintian
 # (--pedantic, info tags too; every override carries its reason), then the packages installed
-# into a clean Debian 12 root (scripts/roots.sh) and debian/tests/smoke run there: a
+# into a clean root of this host's release, Debian 12 or 13 (scripts/roots.sh; on a Debian 13
+# host scripts/test-distro.sh trixie --only packages), and debian/tests/smoke run there: a
 # pkg-config consumer, stitchgcm-run --check on a nettle+libgcrypt program, GnuTLS over
 # loopback through stitchgcm-run. The arm64/armhf packages: scripts/test-arm-host.sh.
 # Not part of scripts/test.sh (a few minutes, and a root of ~300 MB).
@@ -49,8 +50,8 @@ if [ $rc = 0 ]; then
   lintian -I -E --pedantic --show-overrides "$out"/stitchgcm_*_"$arch".changes >"$logs/lintian-$arch.log" 2>&1
   grep -v 'running with root privileges' "$logs/lintian-$arch.log" | sed 's/^/  /'
   row lintian "$([ $rc = 0 ] && echo "clean ($(grep -c '^O: ' "$logs/lintian-$arch.log") overridden tags, each explained)" || echo "tags above")" $rc
-  root_base "$arch" "$ROOTS/$arch/base" || row "clean root" FAILED 1
-  root_smoke "$ROOTS/$arch/base" "$arch" "$out" "$out/src/stitchgcm" "$logs/smoke-$arch.log"
+  root_base "$arch" "$(root_cache "$arch")/base" || row "clean root" FAILED 1
+  root_smoke "$(root_cache "$arch")/base" "$arch" "$out" "$out/src/stitchgcm" "$logs/smoke-$arch.log"
   rc=$?
   sed -n '/^ok: \|^FAIL: \|passed, .* failed$/p' "$logs/smoke-$arch.log" | sed 's/^/  /'
   row "smoke (clean root)" "$(tail -1 "$logs/smoke-$arch.log")" $rc

@@ -118,8 +118,11 @@ def main():
     os.makedirs(work, exist_ok=True)
     build = wc.Build(args)
     plugin = os.path.join(build.out, 'mem-plugin.so')
+    # qemu 9 and later's header includes glib.h (Debian 13: libglib2.0-dev, scripts/deps.sh).
+    glib = subprocess.run(['pkg-config', '--cflags', 'glib-2.0'], capture_output=True, text=True)
     wc.sh(['gcc', '-O2', '-Wall', '-Wextra', '-Werror', '-shared', '-fPIC',
-           '-I' + os.path.join(ROOT, '.deps', 'qemu-plugin'), '-o', plugin, os.path.join(HERE, 'mem-plugin.c')])
+           '-I' + os.path.join(ROOT, '.deps', 'qemu-plugin')] + (glib.stdout.split() if glib.returncode == 0 else [])
+          + ['-o', plugin, os.path.join(HERE, 'mem-plugin.c')])
     rows = plan(targets, backends, args.only and args.only.split(','))
     for t in targets:
         build.driver(t)

@@ -135,7 +135,14 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
   for (size_t i = 0; i < n; i++) {
     struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
     size_t size = qemu_plugin_insn_size(insn);
+#if QEMU_PLUGIN_VERSION >= 2
+    /* API 2 and later (qemu 9+: Debian 13's qemu 10 has API 4) copy the bytes out. */
+    uint8_t bytes[16];
+    size_t got = qemu_plugin_insn_data(insn, bytes, sizeof bytes);
+    int mark = wc_mark_of(bytes, got < size ? got : size);
+#else
     int mark = wc_mark_of(qemu_plugin_insn_data(insn), size);
+#endif
     if (mark != WC_MARK_NONE) {
       qemu_plugin_register_vcpu_insn_exec_cb(insn, mark_exec, QEMU_PLUGIN_CB_NO_REGS,
                                              (void *)(uintptr_t)mark);

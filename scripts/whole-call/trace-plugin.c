@@ -1,5 +1,6 @@
 /*
- * trace-plugin.c - qemu TCG plugin (plugin API version 1, qemu-user 7.2) for the whole-call
+ * trace-plugin.c - qemu TCG plugin (plugin API version 1, qemu-user 7.2 on Debian 12; API 4,
+ * qemu-user 10.0 on Debian 13, whose header includes glib.h) for the whole-call
  * model: records, in order, the guest instructions executed between a start and a stop
  * marker instruction, once per marked window.
  *
@@ -127,8 +128,16 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     size_t size = qemu_plugin_insn_size(insn);
     x->vaddr = qemu_plugin_insn_vaddr(insn);
     x->size = (uint32_t)size;
-    memcpy(x->bytes, qemu_plugin_insn_data(insn), size < 4 ? size : 4);
-    x->mark = wc_mark_of(qemu_plugin_insn_data(insn), size);
+#if QEMU_PLUGIN_VERSION >= 2
+    /* API 2 and later (qemu 9+: Debian 13's qemu 10 has API 4) copy the bytes out. */
+    uint8_t data[16];
+    size_t got = qemu_plugin_insn_data(insn, data, sizeof data);
+    if (got < size) size = got;
+#else
+    const uint8_t *data = qemu_plugin_insn_data(insn);
+#endif
+    memcpy(x->bytes, data, size < 4 ? size : 4);
+    x->mark = wc_mark_of(data, size);
     x->disas = qemu_plugin_insn_disas(insn);
     r->has_mark |= x->mark != WC_MARK_NONE;
   }

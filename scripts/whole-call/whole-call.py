@@ -135,8 +135,11 @@ class Build:
         if not os.path.exists(os.path.join(hdr, 'qemu-plugin.h')):
             die('.deps/qemu-plugin/qemu-plugin.h missing: run scripts/deps.sh')
         self.plugin = os.path.join(self.out, 'trace-plugin.so')
-        sh(['gcc', '-O2', '-Wall', '-Wextra', '-Werror', '-shared', '-fPIC', '-I' + hdr, '-o', self.plugin,
-            os.path.join(HERE, 'trace-plugin.c')])
+        # qemu 9 and later's header includes glib.h (Debian 13: libglib2.0-dev, scripts/deps.sh).
+        glib = subprocess.run(['pkg-config', '--cflags', 'glib-2.0'], capture_output=True, text=True)
+        sh(['gcc', '-O2', '-Wall', '-Wextra', '-Werror', '-shared', '-fPIC', '-I' + hdr]
+           + (glib.stdout.split() if glib.returncode == 0 else [])
+           + ['-o', self.plugin, os.path.join(HERE, 'trace-plugin.c')])
         self.drivers, self.libs = {}, args.libs
 
     def driver(self, target):
