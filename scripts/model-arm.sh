@@ -286,6 +286,12 @@ trap 'rm -f "$TABLEFILE"' EXIT
 printf '%s\n' "$KERNELS" > "$TABLEFILE"
 
 if [ $MODE = wholecall ]; then
+  # The tracer is a TCG plugin: a dynamically linked qemu-user loads it (Debian 12's), a
+  # static one cannot (Debian 13's qemu-user has no -plugin option).
+  for q in qemu-aarch64 qemu-arm; do
+    "$q" -h 2>/dev/null | grep -q '^-plugin' ||
+      die "--whole-call: $q ($("$q" --version 2>/dev/null | head -n1)) cannot load TCG plugins (static build, as Debian 13's qemu-user is); run it where qemu-user is dynamically linked (Debian 12)"
+  done
   MC=$(pick "${MCA/llvm-mca/llvm-mc}" llvm-mc-19 /usr/lib/llvm-19/bin/llvm-mc) || die "llvm-mc-19 not found"
   WTABLE=$(mktemp /tmp/model-arm-whole.XXXXXX)
   trap 'rm -f "$TABLEFILE" "$WTABLE"' EXIT
