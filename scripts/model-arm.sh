@@ -185,8 +185,9 @@ gnutls-c-open   a64    nettle                 gnutls_open  128,256 16,64,256,142
 gnutls-neon-pre a64    nettle->stitchgcm      gnutls       128,256 16,64,256,1420,8192 12 13 pmull,!aese LD_PRELOAD=@stitchgcm,STITCHGCM_IMPL=aarch64-neon,check-sizes=16
 gnutls-neon-pre-open a64 nettle->stitchgcm    gnutls_open  128,256 16,64,256,1420,8192 12 13 pmull,!aese LD_PRELOAD=@stitchgcm,STITCHGCM_IMPL=aarch64-neon,check-sizes=16
 # ARMv7 (qemu-arm -cpu cortex-a15, priced as A57): Debian's armhf libnettle8 told what a
-# real Cortex-A15 reports (qemu-arm shows the guest the host's /proc/cpuinfo, where nettle
-# finds no ARM features): ARMv7 + NEON selects its ARMv6 table AES; its GHASH is C (nettle
+# real Cortex-A15 reports (Debian 12's qemu-arm 7.2 shows the guest the host's /proc/cpuinfo,
+# where nettle finds no ARM features; qemu 8.2 and later describe the emulated CPU): ARMv7 +
+# NEON selects its ARMv6 table AES; its GHASH is C (nettle
 # 3.8 has no AArch32 GHASH code, no vmull.p64 or vmull.p8), against arm-neon preloaded
 gnutls-a32      a32    nettle                 gnutls       128,256 16,64,256,1420,8192 12 13 !aese,!vmull NETTLE_FAT_OVERRIDE=arch:7,neon,check-sizes=16
 gnutls-a32-open a32    nettle                 gnutls_open  128,256 16,64,256,1420,8192 12 13 !aese,!vmull NETTLE_FAT_OVERRIDE=arch:7,neon,check-sizes=16
