@@ -32,7 +32,7 @@ done
 # nettle_gcm_aes128_encrypt resolved), the plain ones libnettle.
 grep -qx 'label nettle' "$out/plain-1.txt" && grep -qx 'label nettle->stitchgcm' "$out/preload-1.txt" ||
   { echo "bench-nettle: the preload did not take (or the plain run was interposed)" >&2; exit 1; }
-backend=${STITCHGCM_IMPL:-$("$top/target/release/examples/backends" | head -n1)}
+backend=${STITCHGCM_IMPL:-$("$top/target/release/examples/backends" | sed -n 1p)}
 echo "nettle $(pkg-config --modversion nettle) alone vs with LD_PRELOAD=libstitchgcm.so (backend: $backend)"
 echo "$(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); ns per byte, best of 3 rounds"
 python3 - "$out" <<'PY'
