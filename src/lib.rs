@@ -25,4 +25,6 @@ mod valgrind;
 
 pub use cpu::BackendId;
 pub use error::Error;
-pub use gcm::{open, seal, IvCounter, Key, Message, Rfc4106Key, Rfc4106Message};
+pub use gcm::{
+    open, open_in_place, seal, seal_in_place, IvCounter, Key, Message, Rfc4106Key, Rfc4106Message,
+};

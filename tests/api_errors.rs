@@ -9,7 +9,7 @@ mod common;
 use common::*;
 use core::ffi::CStr;
 use stitchgcm::ffi::native::*;
-use stitchgcm::{cpu, open, seal, Error, Key, Message};
+use stitchgcm::{cpu, open, open_in_place, seal, seal_in_place, Error, Key, Message};
 
 const KEY: [u8; 16] = [7; 16];
 const IV: [u8; 12] = [9; 12];
@@ -140,6 +140,22 @@ fn rust_tag_lengths() {
                 Err(Error::InvalidLength)
             );
             assert!(back.iter().all(|&x| x == 0xab));
+        }
+        // In place: the same lengths rule, and a refused call leaves the buffer alone.
+        let mut buf = *pt;
+        let mut t = vec![0u8; n];
+        let r = seal_in_place(&key, &IV, aad, &mut buf, &mut t);
+        if ok {
+            assert_eq!((r, &buf), (Ok(()), &ct), "seal_in_place tag length {n}");
+            assert_eq!(open_in_place(&key, &IV, aad, &mut buf, &t), Ok(()));
+            assert_eq!(&buf, pt);
+        } else {
+            assert_eq!((r, &buf), (Err(Error::InvalidLength), pt));
+            assert_eq!(
+                open_in_place(&key, &IV, aad, &mut buf, &t),
+                Err(Error::InvalidLength)
+            );
+            assert_eq!(&buf, pt);
         }
     }
 }

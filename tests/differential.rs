@@ -21,7 +21,7 @@ mod common;
 use common::seeded::*;
 use common::*;
 use stitchgcm::ffi::native::{SGCM_ERR_CHECKSUM, SGCM_ERR_NO_ERROR};
-use stitchgcm::{cpu, open, seal, BackendId, Error, Key, Message};
+use stitchgcm::{cpu, open, open_in_place, seal, seal_in_place, BackendId, Error, Key, Message};
 
 const DEFAULT_CASES: usize = 3000;
 const MAX_LEN: usize = 1100;
@@ -344,6 +344,15 @@ fn run_case(rng: &mut Rng, b: BackendId, handles: Option<&[CHandle; 3]>, oracle_
         "open wrote past src.len()"
     );
 
+    // One shot in place.
+    let mut buf = c.pt.clone();
+    let mut t = vec![0u8; tl];
+    seal_in_place(&key, &c.iv, &c.aad, &mut buf, &mut t).unwrap();
+    assert_eq!(buf, ref_ct, "seal_in_place ciphertext");
+    assert_eq!(t[..], ref_tag[..tl], "seal_in_place tag");
+    open_in_place(&key, &c.iv, &c.aad, &mut buf, &t).unwrap();
+    assert_eq!(buf, c.pt, "open_in_place plaintext");
+
     // Tampering: one flipped bit in the ciphertext, the AAD or the tag.
     let mut bad_ct = ref_ct.clone();
     let mut bad_aad = c.aad.clone();
@@ -370,6 +379,17 @@ fn run_case(rng: &mut Rng, b: BackendId, handles: Option<&[CHandle; 3]>, oracle_
     assert!(
         out.buf == out.canary,
         "open wrote to dst after a flipped {what} bit"
+    );
+    let mut buf = bad_ct.clone();
+    let r = open_in_place(&key, &c.iv, &bad_aad, &mut buf, &bad_tag);
+    assert_eq!(
+        r,
+        Err(Error::TagMismatch),
+        "open_in_place with a flipped {what} bit"
+    );
+    assert_eq!(
+        buf, bad_ct,
+        "open_in_place changed its buffer after a flipped {what} bit"
     );
     let mut m = Message::new(&key, &c.iv).unwrap();
     m.aad(&key, &bad_aad).unwrap();

@@ -35,7 +35,7 @@ pub(crate) use crate::backend::aes_schedule::expand as aes_schedule;
 pub(crate) use crate::backend::Direction;
 pub use key::Key;
 pub use message::Message;
-pub use oneshot::{open, seal};
+pub use oneshot::{open, open_in_place, seal, seal_in_place};
 pub(crate) use oneshot::{open_raw, seal_raw};
 pub use rfc4106::{IvCounter, Rfc4106Key, Rfc4106Message};
 

@@ -26,6 +26,20 @@ pub fn seal(
     unsafe { seal_raw(key, iv, aad, src.as_ptr(), dst.as_mut_ptr(), src.len(), tag) }
 }
 
+/// [`seal`] in place: `buf` is encrypted where it lies, tag into `tag`.
+pub fn seal_in_place(
+    key: &Key,
+    iv: &[u8],
+    aad: &[u8],
+    buf: &mut [u8],
+    tag: &mut [u8],
+) -> Result<(), Error> {
+    check_lengths(iv, aad, buf.len(), tag.len())?;
+    let p = buf.as_mut_ptr();
+    // SAFETY: one exclusive borrow, read and written as the same `buf.len()` bytes.
+    unsafe { seal_raw(key, iv, aad, p, p, buf.len(), tag) }
+}
+
 /// [`seal`] on raw pointers; `src == dst` (in place) is allowed. A whole message needs
 /// no buffering: it is one backend call, the one-pass short path when it fits, else the
 /// whole-message one (AAD, the fused kernel with E(K, J0) beside it, the tail and the
@@ -105,6 +119,20 @@ pub fn open(
     }
     // SAFETY: distinct borrows, both `src.len()` bytes long.
     unsafe { open_raw(key, iv, aad, src.as_ptr(), dst.as_mut_ptr(), src.len(), tag) }
+}
+
+/// [`open`] in place: `buf` is decrypted where it lies only if the tag verifies; on
+/// `Err(TagMismatch)` it still holds the ciphertext.
+pub fn open_in_place(
+    key: &Key,
+    iv: &[u8],
+    aad: &[u8],
+    buf: &mut [u8],
+    tag: &[u8],
+) -> Result<(), Error> {
+    let p = buf.as_mut_ptr();
+    // SAFETY: one exclusive borrow, read and written as the same `buf.len()` bytes.
+    unsafe { open_raw(key, iv, aad, p, p, buf.len(), tag) }
 }
 
 /// [`open`] on raw pointers; `src == dst` (in place) is allowed.
