@@ -200,20 +200,22 @@ gnutls-a32-open a32    nettle                 gnutls_open  128,256 16,64,256,142
 gnutls-a32-pre  a32    nettle->stitchgcm      gnutls       128,256 16,64,256,1420,8192 12 13 vmull,vtbl,!aese LD_PRELOAD=@stitchgcm,STITCHGCM_IMPL=arm-neon,check-sizes=16
 gnutls-a32-pre-open a32 nettle->stitchgcm     gnutls_open  128,256 16,64,256,1420,8192 12 13 vmull,vtbl,!aese LD_PRELOAD=@stitchgcm,STITCHGCM_IMPL=arm-neon,check-sizes=16
 # Debian 13's peers (--release trixie or all; scripts/deps-peers.sh trixie fetches them): the
-# same driver on trixie's libnettle8t64, libgcrypt20, libssl3t64 and glibc (qemu -L that tree).
-# {ver} = the library's major.minor read from the package. The same workloads as the Debian 12
-# rows above; the TLS-record sizes only (nettle 3.9 and later's C GHASH is side-channel silent
-# and about 3x slower: its 8 KiB streams are long to price).
-nettle-{ver}    a64    nettle                 seal      128,256 16,64,256,1420 12 13      aese,pmull       release=trixie
-libgcrypt-{ver} a64    libgcrypt              seal      128,256 16,64,256,1420 12 13      aese,pmull       release=trixie
-libgcrypt-{ver}-open a64 libgcrypt            open      128,256 16,64,256,1420 12 13      aese,pmull       release=trixie
-openssl-{ver}   a64    openssl                seal      128,256 16,64,256,1420 12 13      aese,pmull       release=trixie
-nettle-{ver}-gnutls a64 nettle                gnutls       128,256 16,64,256,1420 12 13   aese,pmull       release=trixie
-nettle-{ver}-gnutls-open a64 nettle           gnutls_open  128,256 16,64,256,1420 12 13   aese,pmull       release=trixie
-nettle-{ver}-gnutls-c a64 nettle              gnutls       128,256 16,64,256,1420 12 13   !aese,!pmull     release=trixie,NETTLE_FAT_OVERRIDE=none
-nettle-{ver}-gnutls-c-open a64 nettle         gnutls_open  128,256 16,64,256,1420 12 13   !aese,!pmull     release=trixie,NETTLE_FAT_OVERRIDE=none
-nettle-{ver}-gnutls-a32 a32 nettle            gnutls       128,256 16,64,256,1420 12 13   !aese,!vmull     release=trixie,NETTLE_FAT_OVERRIDE=arch:7,neon
-nettle-{ver}-gnutls-a32-open a32 nettle       gnutls_open  128,256 16,64,256,1420 12 13   !aese,!vmull     release=trixie,NETTLE_FAT_OVERRIDE=arch:7,neon
+# same driver on trixie's libnettle8t64, libgcrypt20, libssl3t64 and glibc (qemu -L that tree),
+# the same workloads as the Debian 12 rows above. {ver} = the library's major.minor, read from
+# the package (and checked against what the loaded library reports).
+nettle-{ver}    a64    nettle                 seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       release=trixie,check-sizes=16
+libgcrypt-{ver} a64    libgcrypt              seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       release=trixie,check-sizes=16
+libgcrypt-{ver}-open a64 libgcrypt            open      128,256 16,64,256,1420,8192 12 13  aese,pmull       release=trixie,check-sizes=16
+openssl-{ver}   a64    openssl                seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       release=trixie,check-sizes=16
+openssl-{ver}-a32 a32  openssl                seal      128,256 16,64,256,1420,8192 12 13  aese,vmull       release=trixie,-cpu=max,check-sizes=16
+nettle-{ver}-gnutls a64 nettle                gnutls       128,256 16,64,256,1420,8192 12 13 aese,pmull   release=trixie,check-sizes=16
+nettle-{ver}-gnutls-open a64 nettle           gnutls_open  128,256 16,64,256,1420,8192 12 13 aese,pmull   release=trixie,check-sizes=16
+# nettle 3.9 and later's C GHASH is side-channel silent and about 3x slower: the path of cores
+# without the crypto extensions (NETTLE_FAT_OVERRIDE=none) and of armhf (arch:7,neon, as above)
+nettle-{ver}-gnutls-c a64 nettle              gnutls       128,256 16,64,256,1420,8192 12 13 !aese,!pmull release=trixie,NETTLE_FAT_OVERRIDE=none,check-sizes=16
+nettle-{ver}-gnutls-c-open a64 nettle         gnutls_open  128,256 16,64,256,1420,8192 12 13 !aese,!pmull release=trixie,NETTLE_FAT_OVERRIDE=none,check-sizes=16
+nettle-{ver}-gnutls-a32 a32 nettle            gnutls       128,256 16,64,256,1420,8192 12 13 !aese,!vmull release=trixie,NETTLE_FAT_OVERRIDE=arch:7,neon,check-sizes=16
+nettle-{ver}-gnutls-a32-open a32 nettle       gnutls_open  128,256 16,64,256,1420,8192 12 13 !aese,!vmull release=trixie,NETTLE_FAT_OVERRIDE=arch:7,neon,check-sizes=16
 TABLE
 )
 
