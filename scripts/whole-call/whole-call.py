@@ -288,7 +288,7 @@ def run_trace(build, row, qcpu, cache):
 
 
 def ours(row):
-    """stitchgcm's rows (its backends, or a peer's calls into it), which no release selects."""
+    """stitchgcm's rows (its backends, or a peer's calls into it): run whatever --release says."""
     return row.impl.startswith('stitchgcm/') or '->stitchgcm' in row.impl or row.preload
 
 
