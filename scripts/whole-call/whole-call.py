@@ -380,7 +380,7 @@ def main():
             and (not args.only or r.id in args.only.split(','))
             and ('all' in releases or ours(r) or (r.release or host) in releases)]
     if not rows:
-        die('no rows for the selected target(s)')
+        die('no rows for the selected target(s), --only and --release')
     for r in rows:
         if args.check and r.check_sizes and not args.only:
             r.sizes = [n for n in r.sizes if n in r.check_sizes]
