@@ -6,11 +6,13 @@
 # names and its current versions, never pinned to one Debian revision (the archive keeps only
 # the newest). Idempotent: every step checks whether its result is already there.
 #
-# usage: scripts/deps.sh [--packaging] [--roots]
+# usage: scripts/deps.sh [--packaging] [--roots] [--peers RELEASE]
 #   --packaging  also what `dpkg-buildpackage -b` needs (debian/control's Build-Depends, lintian)
 #                and git (scripts/test-packages.sh builds from a clone)
 #   --roots      also debootstrap, proot and qemu-user-static (scripts/test-arm-host.sh,
 #                scripts/test-distro.sh)
+#   --peers R    also another release's arm64/armhf peer libraries and glibc, for the
+#                whole-call model's --release R rows (scripts/deps-peers.sh R; x86_64 only)
 #
 # Debian's Rust toolchain (>= 1.85, the MSRV), by release:
 #   bookworm: rustc-web, cargo-web, rustfmt-web, rust-web-clippy, libstd-rust-web-dev
@@ -33,13 +35,16 @@
 #   - cargo-fuzz (crates.io) for the fuzz targets, run with rustup's nightly toolchain.
 set -euo pipefail
 
-packaging=0 roots=0
-for a in "$@"; do
-  case $a in
+packaging=0 roots=0 peers=()
+while [ $# -gt 0 ]; do
+  case $1 in
     --packaging) packaging=1 ;;
     --roots) roots=1 ;;
-    *) echo "deps.sh: unknown option $a" >&2; exit 2 ;;
+    --peers) [ -n "${2:-}" ] || { echo "deps.sh: --peers wants a release" >&2; exit 2; }
+             peers+=("$2"); shift ;;
+    *) echo "deps.sh: unknown option $1" >&2; exit 2 ;;
   esac
+  shift
 done
 host_arch=$(dpkg --print-architecture)
 case $host_arch in
@@ -325,6 +330,8 @@ for arch in arm64 armhf; do
     [ -e "$vg/$d" ] || [ ! -d "$vg/usr/$d" ] || ln -s "usr/$d" "$vg/$d"
   done
 done
+# Other releases' peers for the whole-call model (--peers).
+for r in "${peers[@]}"; do "$top/scripts/deps-peers.sh" "$r"; done
 fi # ---- end of the x86_64-only part
 
 # NIST CAVP GCM vectors (gcmEncryptExtIV*.rsp, gcmDecrypt*.rsp) from the cryptography-vectors wheel.

@@ -37,7 +37,13 @@
 #                        and fails on a problem (rows with check-sizes= trace only those);
 #                        --only runs some rows; --cpus keeps some llvm-mca CPUs;
 #                        --profile BITS:BYTES[,...] adds, for those cells, the cycles per
-#                        function (scripts/whole-call/profile.py)
+#                        function (scripts/whole-call/profile.py);
+#                        --release bookworm|trixie|all (comma list): whose Debian peer rows
+#                        run, default the host's (its peers in .deps/arm64, .deps/armhf);
+#                        another release's rows trace its libraries and its glibc from
+#                        .deps/release/R (scripts/deps-peers.sh R); stitchgcm's own rows run
+#                        in every selection; --keys BITS,... --sizes BYTES,... keep only
+#                        those cells of each row
 #   scripts/model-arm.sh --openssl-armhf  OpenSSL's AArch32 two-pass loops (CTR 3x, GHASH 2x)
 #                        from Debian's armhf libcrypto.so.3 in .deps/armhf (scripts/deps.sh),
 #                        the comparison rows of the arm-ce table (scripts/model-arm-openssl.py)
@@ -193,6 +199,23 @@ gnutls-a32      a32    nettle                 gnutls       128,256 16,64,256,142
 gnutls-a32-open a32    nettle                 gnutls_open  128,256 16,64,256,1420,8192 12 13 !aese,!vmull NETTLE_FAT_OVERRIDE=arch:7,neon,check-sizes=16
 gnutls-a32-pre  a32    nettle->stitchgcm      gnutls       128,256 16,64,256,1420,8192 12 13 vmull,vtbl,!aese LD_PRELOAD=@stitchgcm,STITCHGCM_IMPL=arm-neon,check-sizes=16
 gnutls-a32-pre-open a32 nettle->stitchgcm     gnutls_open  128,256 16,64,256,1420,8192 12 13 vmull,vtbl,!aese LD_PRELOAD=@stitchgcm,STITCHGCM_IMPL=arm-neon,check-sizes=16
+# Debian 13's peers (--release trixie or all; scripts/deps-peers.sh trixie fetches them): the
+# same driver on trixie's libnettle8t64, libgcrypt20, libssl3t64 and glibc (qemu -L that tree),
+# the same workloads as the Debian 12 rows above. {ver} = the library's major.minor, read from
+# the package (and checked against what the loaded library reports).
+nettle-{ver}    a64    nettle                 seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       release=trixie,check-sizes=16
+libgcrypt-{ver} a64    libgcrypt              seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       release=trixie,check-sizes=16
+libgcrypt-{ver}-open a64 libgcrypt            open      128,256 16,64,256,1420,8192 12 13  aese,pmull       release=trixie,check-sizes=16
+openssl-{ver}   a64    openssl                seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       release=trixie,check-sizes=16
+openssl-{ver}-a32 a32  openssl                seal      128,256 16,64,256,1420,8192 12 13  aese,vmull       release=trixie,-cpu=max,check-sizes=16
+nettle-{ver}-gnutls a64 nettle                gnutls       128,256 16,64,256,1420,8192 12 13 aese,pmull   release=trixie,check-sizes=16
+nettle-{ver}-gnutls-open a64 nettle           gnutls_open  128,256 16,64,256,1420,8192 12 13 aese,pmull   release=trixie,check-sizes=16
+# nettle 3.9 and later's C GHASH is side-channel silent and about 3x slower: the path of cores
+# without the crypto extensions (NETTLE_FAT_OVERRIDE=none) and of armhf (arch:7,neon, as above)
+nettle-{ver}-gnutls-c a64 nettle              gnutls       128,256 16,64,256,1420,8192 12 13 !aese,!pmull release=trixie,NETTLE_FAT_OVERRIDE=none,check-sizes=16
+nettle-{ver}-gnutls-c-open a64 nettle         gnutls_open  128,256 16,64,256,1420,8192 12 13 !aese,!pmull release=trixie,NETTLE_FAT_OVERRIDE=none,check-sizes=16
+nettle-{ver}-gnutls-a32 a32 nettle            gnutls       128,256 16,64,256,1420,8192 12 13 !aese,!vmull release=trixie,NETTLE_FAT_OVERRIDE=arch:7,neon,check-sizes=16
+nettle-{ver}-gnutls-a32-open a32 nettle       gnutls_open  128,256 16,64,256,1420,8192 12 13 !aese,!vmull release=trixie,NETTLE_FAT_OVERRIDE=arch:7,neon,check-sizes=16
 TABLE
 )
 
@@ -203,6 +226,7 @@ usage() { # the header comment; to stderr when called for an error
 die() { echo "model-arm: $*" >&2; exit 2; }
 
 TARGET=aarch64 CPUS= KEEP= BUILD=1 CACHE=1 ITER=500 MODE=table PKERNEL= PCPU= WCHECK=0 WONLY= WPROFILE=
+WRELEASE= WKEYS= WSIZES=
 while [ $# -gt 0 ]; do
   case $1 in
     --target) TARGET=${2:?}; shift 2;;
@@ -222,6 +246,10 @@ while [ $# -gt 0 ]; do
     --only) WONLY=${2:?}; shift 2;;
     --only=*) WONLY=${1#*=}; shift;;
     --profile) WPROFILE=${2:?}; shift 2;;
+    --release) WRELEASE=${2:?}; shift 2;;
+    --release=*) WRELEASE=${1#*=}; shift;;
+    --keys) WKEYS=${2:?}; shift 2;;
+    --sizes) WSIZES=${2:?}; shift 2;;
     --openssl-armhf) MODE=openssl; shift;;
     -h|--help) usage 0;;
     *) echo "model-arm: unknown argument $1" >&2; usage 2;;
@@ -304,6 +332,22 @@ if [ $MODE = wholecall ]; then
   [ $CACHE = 1 ] && WARGS+=(--cache "$ROOT/target/debian/whole-call-cache" --loop-cache "$ROOT/target/debian/model-arm-cache")
   [ $WCHECK = 1 ] && WARGS+=(--check)
   [ -n "$WPROFILE" ] && WARGS+=(--profile "$WPROFILE")
+  [ -n "$WKEYS" ] && WARGS+=(--keys "$WKEYS")
+  [ -n "$WSIZES" ] && WARGS+=(--sizes "$WSIZES")
+  if [ -n "$WRELEASE" ]; then
+    for r in ${WRELEASE//,/ }; do
+      case $r in
+        all) ;;
+        bookworm|trixie)
+          # the host's release is .deps/<arch> (scripts/deps.sh); another one needs its tree
+          host=$( (. /etc/os-release && echo "${VERSION_CODENAME:-}") 2>/dev/null || true)
+          [ "$r" = "$host" ] || [ -f "$ROOT/.deps/release/$r/arm64/VERSIONS" ] ||
+            die "--release $r: no $r peer libraries in .deps/release/$r (run scripts/deps-peers.sh $r)";;
+        *) die "--release: bookworm, trixie or all, not $r";;
+      esac
+    done
+    WARGS+=(--release "$WRELEASE")
+  fi
   "$PY" "$ROOT/scripts/whole-call/whole-call.py" "${WARGS[@]}"
   exit
 fi

@@ -58,6 +58,8 @@ TOOLS = {'a64': dict(triple='aarch64-unknown-linux-gnu', cc='aarch64-linux-gnu-g
 PEER_LIB = {'nettle': 'libnettle.so.8', 'gcrypt': 'libgcrypt.so.20', 'openssl': 'libcrypto.so.3'}
 PEER_HDRS = {'nettle': [], 'gcrypt': ['usr/include/gcrypt.h', 'usr/include/MULTI/gpg-error.h'],
              'openssl': ['usr/include/openssl/evp.h', 'usr/include/MULTI/openssl/configuration.h']}
+# A row's implementation -> the Debian package whose version names a release row ({ver})
+PEER_PKG = {'nettle': r'libnettle8(t64)?', 'libgcrypt': r'libgcrypt20', 'openssl': r'libssl3(t64)?'}
 BENCH = os.path.join(ROOT, 'bench', 'gcm')
 SHORT = {'neoverse-n1': 'N1', 'cortex-a72': 'A72', 'cortex-a57': 'A57'}
 
@@ -96,13 +98,55 @@ def read_rows(path):
         # full set is slow to trace and price
         r.check_sizes = next(([int(x) for x in e[12:].split(',')] for e in envs
                               if e.startswith('check-sizes=')), None)
-        r.env = [e for e in envs if not e.startswith(('-cpu=', 'check-sizes='))]
+        # "release=NAME": the peer libraries of that Debian release (scripts/deps-peers.sh,
+        # .deps/release/NAME/<arch>, also the qemu -L root: a newer library wants its glibc),
+        # driven by the same driver binary (the sonames and ABIs are those of the host's); a
+        # "{ver}" in the id becomes the library's major.minor from that release's package
+        r.release = next((e[8:] for e in envs if e.startswith('release=')), None)
+        r.env = [e for e in envs if not e.startswith(('-cpu=', 'check-sizes=', 'release='))]
+        r.pkgver = r.pkg = None
+        if r.release:
+            r.pkgver, r.pkg = release_version(r.release, TOOLS[r.target]['deb'], r.impl)
+            r.id = r.id.replace('{ver}', r.pkgver or 'unknown')
+        elif '{ver}' in r.id:
+            die(f'{path}:{n}: {{ver}} in the id of a row without release=')
         # LD_PRELOAD=@stitchgcm: the traced process runs with the row's target's libstitchgcm
         # preloaded (the nettle drop-in as deployed); its cells report where their
         # instructions ran (libstitchgcm's share)
         r.preload = any(e == 'LD_PRELOAD=@stitchgcm' for e in r.env)
         rows.append(r)
     return rows
+
+
+def release_root(release, deb):
+    return os.path.join(ROOT, '.deps', 'release', release, deb)
+
+
+def release_version(release, deb, impl):
+    """(major.minor, "package version") of the Debian package behind impl in release's .deps
+    tree, or (None, None)."""
+    pat = PEER_PKG.get(impl)
+    if not pat:
+        die(f'release rows are peers ({", ".join(PEER_PKG)}), not {impl}')
+    try:
+        lines = open(os.path.join(release_root(release, deb), 'VERSIONS')).read().splitlines()
+    except OSError:
+        return None, None
+    for line in lines:
+        m = re.match(r'Package: (' + pat + r') Version: (?:\d+:)?(?P<v>\d+\.\d+)', line)
+        if m:
+            return m.group('v'), line[9:].replace(' Version:', '')
+    return None, None
+
+
+def host_release():
+    try:
+        for line in open('/etc/os-release'):
+            if line.startswith('VERSION_CODENAME='):
+                return line.split('=', 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return None
 
 
 def sh(cmd, **kw):
@@ -193,13 +237,31 @@ class Build:
         self.drivers[target] = (exe, files, dirs, peers)
         return self.drivers[target]
 
+    def runtime(self, row):
+        """-> (driver, [library files it loads], [LD_LIBRARY_PATH dirs], qemu -L root) for a
+        row, or a reason: the host release's peers, or those of the row's release."""
+        d = self.driver(row.target)
+        if isinstance(d, str):
+            return d
+        exe, files, dirs, _ = d
+        t = TOOLS[row.target]
+        if not row.release:
+            return exe, files, dirs, t['sysroot']
+        root = release_root(row.release, t['deb'])
+        if row.pkgver is None:
+            return f'no {row.release} {t["deb"]} peers in {root} (scripts/deps-peers.sh {row.release})'
+        libdir = os.path.join(root, 'usr', 'lib', t['multiarch'])
+        pre = [f for f in files if f.endswith('libstitchgcm-gcrypt.so')]
+        return (exe, [files[0]] + [os.path.join(libdir, x) for x in sorted(os.listdir(libdir)) if '.so' in x] + pre,
+                [dirs[0], libdir], root)
+
 
 def run_trace(build, row, qcpu, cache):
     """Trace one row under one qemu CPU -> (trace path, driver stdout) or a reason string."""
-    d = build.driver(row.target)
+    d = build.runtime(row)
     if isinstance(d, str):
         return d
-    exe, files, dirs, _ = d
+    exe, files, dirs, sysroot = d
     t = TOOLS[row.target]
     qver = sh([t['qemu'], '--version']).splitlines()[0]
     dargs = ['--impl', row.impl, '--entry', row.entry, '--keys', ','.join(map(str, row.keys)),
@@ -214,7 +276,7 @@ def run_trace(build, row, qcpu, cache):
     # host's loader would read it)
     env = ['-E', 'LD_LIBRARY_PATH=' + ':'.join(dirs)] + [x for e in envs if ',' not in e for x in ('-E', e)]
     host = dict(os.environ, **dict(e.split('=', 1) for e in envs if ',' in e))
-    cmd = [t['qemu'], '-L', t['sysroot'], '-cpu', qcpu, *env, '-plugin', f'{build.plugin},out={path}.tmp',
+    cmd = [t['qemu'], '-L', sysroot, '-cpu', qcpu, *env, '-plugin', f'{build.plugin},out={path}.tmp',
            exe, *dargs]
     p = subprocess.run(cmd, capture_output=True, text=True, env=host)
     if p.returncode != 0:
@@ -223,6 +285,11 @@ def run_trace(build, row, qcpu, cache):
     with open(path + '.out', 'w') as fh:
         fh.write(p.stdout)
     return path, p.stdout
+
+
+def ours(row):
+    """stitchgcm's rows (its backends, or a peer's calls into it): run whatever --release says."""
+    return row.impl.startswith('stitchgcm/') or '->stitchgcm' in row.impl or row.preload
 
 
 def count(seq, mnem):
@@ -291,6 +358,10 @@ def main():
     ap.add_argument('--lib-a32')
     ap.add_argument('--cpus', help='llvm-mca CPUs to keep (default: every traced CPU of the target)')
     ap.add_argument('--only', help='row ids to run')
+    ap.add_argument('--release', help="Debian releases whose peer rows run, comma list or all (default: the "
+                    "host's, whose peers are in .deps/<arch>); stitchgcm's own rows run in every selection")
+    ap.add_argument('--keys', help='key sizes to keep of each row (bits, comma list)')
+    ap.add_argument('--sizes', help='message sizes to keep of each row (bytes, comma list)')
     ap.add_argument('--cache')
     ap.add_argument('--loop-cache', help="model-arm.sh's own llvm-mca cache, for the loop model runs")
     ap.add_argument('--check', action='store_true')
@@ -303,13 +374,23 @@ def main():
     args.lib_a64, args.lib_a32 = (os.path.abspath(x) if x else None for x in (args.lib_a64, args.lib_a32))
     args.libs = {'a64': args.lib_a64, 'a32': args.lib_a32}
     targets = [t for t in ('a64', 'a32') if args.libs[t]]
+    host = host_release()
+    releases = (args.release or host or '').split(',')
     rows = [r for r in read_rows(args.table) if r.target in targets
-            and (not args.only or r.id in args.only.split(','))]
+            and (not args.only or r.id in args.only.split(','))
+            and ('all' in releases or ours(r) or (r.release or host) in releases)]
     if not rows:
-        die('no rows for the selected target(s)')
+        die('no rows for the selected target(s), --only and --release')
     for r in rows:
         if args.check and r.check_sizes and not args.only:
             r.sizes = [n for n in r.sizes if n in r.check_sizes]
+        if args.keys:
+            r.keys = [k for k in r.keys if str(k) in args.keys.split(',')]
+        if args.sizes:
+            r.sizes = [n for n in r.sizes if str(n) in args.sizes.split(',')]
+    rows = [r for r in rows if r.keys and r.sizes]
+    if not rows:
+        die('no cells left after --keys/--sizes')
     cache = args.cache or tempfile.mkdtemp(prefix='whole-call.')
     tcache = os.path.join(cache, 'traces')
     os.makedirs(tcache, exist_ok=True)
@@ -345,6 +426,9 @@ def main():
         path, out = tr
         labels = [l.split() for l in out.splitlines() if l.startswith('window ')]
         version = next((l[8:] for l in out.splitlines() if l.startswith('version ')), '?')
+        if row.release:     # the release's library was the one loaded, not the host's
+            check(re.search(r'\b' + re.escape(row.pkgver) + r'(\.|\b)', version) is not None,
+                  f'{row.id} -cpu {qcpu}: the driver reports {version!r}, not {row.release}\'s {row.pkgver}')
         for l in out.splitlines():
             if l.startswith('unavailable '):
                 check(False, f'{row.id}: {l}')
@@ -397,12 +481,12 @@ def objects(args):
     return wprofile, wprofile.Objects(tool + 'llvm-readelf' + suffix, tool + 'llvm-nm' + suffix)
 
 
-def loaded_files(build, target):
-    """Every file the target's driver may execute: itself, its libraries, the sysroot's libc."""
-    exe, files, _, _ = build.driver(target)
-    t = TOOLS[target]
-    libc = [os.path.join(t['sysroot'], d, 'libc.so.6') for d in ('lib', 'usr/lib', 'lib/' + t['multiarch'])]
-    return [exe] + files + [x for x in libc if os.path.exists(x)]
+def loaded_files(build, row):
+    """Every file the row's driver may execute: itself, its libraries, the sysroot's libc."""
+    exe, files, _, sysroot = build.runtime(row)
+    t = TOOLS[row.target]
+    libc = [os.path.join(sysroot, d, 'libc.so.6') for d in ('lib', 'usr/lib', 'lib/' + t['multiarch'])]
+    return [exe] + files + [x for x in libc if os.path.exists(x) and x not in files]
 
 
 def where_ran(args, build, cells, check):
@@ -414,7 +498,7 @@ def where_ran(args, build, cells, check):
         return
     _, objs = objects(args)
     for c in want:
-        shares = objs.shares(loaded_files(build, c.row.target), c.seq)
+        shares = objs.shares(loaded_files(build, c.row), c.seq)
         c.ours = sum(n for f, n in shares.items() if f.startswith('libstitchgcm')) / max(len(c.seq), 1)
         c.theirs = sum(n for f, n in shares.items() if f.startswith('libnettle')) / max(len(c.seq), 1)
         c.shares = shares
@@ -438,7 +522,7 @@ def profile(args, build, cells):
     for c in cells:
         if (c.keybits, c.size) not in want:
             continue
-        placed = objs.place(loaded_files(build, c.row.target), c.seq)
+        placed = objs.place(loaded_files(build, c.row), c.seq)
         target = ma.TARGETS[c.row.target]
         retire = wprofile.retire_cycles(args.mca, target['triple'], target['mattr'], c.mcpu,
                                         '\n'.join(lines_of(c.seq, True)) + '\n')
@@ -521,7 +605,8 @@ def report(cells, slices, runner):
     print('\n# implementations:')
     for rid, ver in dict.fromkeys((c.row.id, c.version) for c in cells):
         row = next(c.row for c in cells if c.row.id == rid)
-        print(f'#   {rid}: {ver}; slot {row.entry}' + (f', {" ".join(row.env)}' if row.env else ''))
+        print(f'#   {rid}: {ver}; slot {row.entry}' + (f', {" ".join(row.env)}' if row.env else '')
+              + (f'; Debian {row.release} {TOOLS[row.target]["deb"]} {row.pkg}' if row.release else ''))
     for s in slices:
         c = s.cell
         print(f'# loop cross-check {c.row.id} AES-{c.keybits} {c.size} B on {c.mcpu}: steady-state loop = '
