@@ -324,6 +324,30 @@ pub(crate) trait Backend {
         unsafe { whole::crypt::<Self>(m, dir, j0, aad, src, dst, len, y) }
     }
 
+    /// [`Backend::crypt_message`] for callers that keep nothing of the message afterwards
+    /// (the keyed one-shot seal, nettle's first data call): the full tag only, no state to
+    /// go on from, so a backend may run the partial and the lengths block in the same pass
+    /// as the whole blocks. The default is `crypt_message`.
+    ///
+    /// # Safety
+    /// As for [`Backend::crypt_message`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn crypt_whole(
+        m: &Material,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> [u8; 16] {
+        let mut y = [0u8; 16];
+        // SAFETY: forwarded contract.
+        let tag = unsafe { Self::crypt_message(m, dir, j0, aad, src, dst, len, &mut y) };
+        crate::secret::wipe_block(&mut y);
+        tag
+    }
+
     /// The one-shot opening of a message within the limits: computes the tag over `aad`
     /// and the ciphertext at `src`, and writes the plaintext to `dst` only if the first
     /// `tag.len()` bytes of that tag equal `tag` (compared in constant time); returns

@@ -208,6 +208,27 @@ impl Key {
         })
     }
 
+    /// A whole message of any length in one backend call when nothing of it is kept
+    /// afterwards: the output, and the full tag returned (decryption releases the
+    /// plaintext unverified).
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `len` bytes; equal or disjoint.
+    pub(crate) unsafe fn crypt_whole(
+        &self,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> [u8; 16] {
+        // SAFETY: forwarded from the caller.
+        with_backend!(self.backend(), B => unsafe {
+            B::crypt_whole(&self.material, dir, j0, aad, src, dst, len)
+        })
+    }
+
     /// The verifying one-pass open of a message that [`Key::fits_short`]: the plaintext
     /// is written only if the tag matches; returns whether it did.
     ///

@@ -64,22 +64,10 @@ pub(crate) unsafe fn seal_raw(
         copy_tag(tag, &full);
         return Ok(());
     }
-    let mut core = Core::with_j0(j0);
     // SAFETY: forwarded from the caller.
-    let mut full = unsafe {
-        key.crypt_message(
-            Direction::Encrypt,
-            &core.j0,
-            aad,
-            src,
-            dst,
-            len,
-            &mut core.y,
-        )
-    };
+    let mut full = unsafe { key.crypt_whole(Direction::Encrypt, &j0, aad, src, dst, len) };
     copy_tag(tag, &full);
     wipe_block(&mut full);
-    core.wipe();
     Ok(())
 }
 

@@ -320,9 +320,6 @@ unsafe fn first_data_long(
     dst: *mut u8,
     len: usize,
 ) -> [u8; 16] {
-    let mut y = [0u8; 16];
     // SAFETY: forwarded from the caller.
-    let tag = unsafe { k.crypt_message(dir, j0, aad, src, dst, len, &mut y) };
-    wipe_block(&mut y);
-    tag
+    unsafe { k.crypt_whole(dir, j0, aad, src, dst, len) }
 }

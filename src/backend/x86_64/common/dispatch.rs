@@ -10,7 +10,7 @@
 /// shared key layout, the bulk entries from the backend's own `$crypt::<ENC>` (the fused
 /// kernel for one direction), `$ghash` and `$ctr` (`#[target_feature]` functions taking
 /// an [`XKey`](super::XKey)), `is_available` from `$available` and `is_preferred` from
-/// `$preferred` (default: `$available`).
+/// `$preferred` (default: `$available`), and `crypt_whole` from `$whole` if given.
 macro_rules! x86_backend {
     ($ty:ident = $name:literal, available: $available:path,
      crypt: $crypt:ident, ghash: $ghash:path, ctr: $ctr:path $(,)?) => {
@@ -18,7 +18,8 @@ macro_rules! x86_backend {
         crypt: $crypt, ghash: $ghash, ctr: $ctr }
     };
     ($ty:ident = $name:literal, available: $available:path, preferred: $preferred:path,
-     crypt: $crypt:ident, ghash: $ghash:path, ctr: $ctr:path $(,)?) => {
+     crypt: $crypt:ident, ghash: $ghash:path, ctr: $ctr:path
+     $(, whole: $whole:path)? $(,)?) => {
         const _: () = {
             use crate::backend::x86_64::common::{encrypt_block, encrypt_block2, init, short};
             use crate::backend::{Backend, Direction, Material};
@@ -134,6 +135,21 @@ macro_rules! x86_backend {
                         }
                     }
                 }
+
+                $(
+                    unsafe fn crypt_whole(
+                        m: &Material,
+                        dir: Direction,
+                        j0: &[u8; 16],
+                        aad: &[u8],
+                        src: *const u8,
+                        dst: *mut u8,
+                        len: usize,
+                    ) -> [u8; 16] {
+                        // SAFETY: forwarded contract; CPU support checked at key setup.
+                        unsafe { $whole(m, dir, j0, aad, src, dst, len) }
+                    }
+                )?
 
                 #[inline(always)]
                 unsafe fn open_short(

@@ -200,13 +200,17 @@ def listing():
 
 
 def tail_listing():
-    """1..15 blocks and, if {jl}, the J0 lane: {grp} = 1..4 registers of blocks (as many
-    as the n blocks need, so that one to four blocks cost one register's rounds), the
-    blocks past n masked off (qword masks k1-k4, one per register) in every load and
-    store. Decryption hashes its input between the rounds, encryption its output after
-    them; H^n..H^1 (at {hp}) are loaded under the same masks, so nothing past the n
-    blocks is read anywhere. The key size is a run-time branch on {rn} (public), so the
-    tail is compiled per register count, direction and J0 lane only."""
+    """1..16 blocks, the last of them possibly partial, and, if {jl}, the J0 lane: {grp} =
+    1..4 registers of blocks (as many as the n blocks need, so that one to four blocks
+    cost one register's rounds), the bytes past the data masked off (byte masks k1-k4, one
+    per register) in every load and store. Decryption hashes its input between the rounds,
+    encryption its output after them (zeroed past the data: the partial block is hashed
+    zero-padded); H^n..H^1 (at {hp}) are loaded under block masks (k5 for the last
+    register; the others are whole), so nothing past the data or the n powers is read
+    anywhere. With {lb}, the state then absorbs the lengths block at {lp} and is multiplied
+    by H once more: the whole message's GHASH. The key size is a run-time branch on {rn}
+    (public), so the tail is compiled per register count, direction, J0 lane and lengths
+    step only."""
     out = []
     a = out.append
 
@@ -230,11 +234,17 @@ def tail_listing():
         if enc:
             a(f'vmovdqa64 zmm4, zmm{g}')
         else:
-            a(f'vmovdqu64 zmm4 {m} {{{{z}}}}, [{{src}} + {64 * g}]')
+            a(f'vmovdqu8 zmm4 {m} {{{{z}}}}, [{{src}} + {64 * g}]')
         a('vpshufb zmm4, zmm4, zmm14')
         if g == 0:
             a('vpxorq zmm4, zmm4, zmm11')
+        # The powers by whole blocks: the last register's from k5, the others' are all
+        # there (the low eight bits of their byte masks are all ones).
+        a(f'.if {{grp}} == {g + 1}')
+        a(f'vmovdqu64 zmm6 {{{{k5}}}} {{{{z}}}}, [{{hp}} + {64 * g}]')
+        a('.else')
         a(f'vmovdqu64 zmm6 {m} {{{{z}}}}, [{{hp}} + {64 * g}]')
+        a('.endif')
         if g == 0:
             a('vpclmulqdq zmm8, zmm4, zmm6, 0x00')
             a('vpclmulqdq zmm10, zmm4, zmm6, 0x11')
@@ -252,6 +262,7 @@ def tail_listing():
 
     a('vmovdqu64 zmm14, [{c}]')
     each(lambda b: a(f'kmovq k{b + 1}, [{{m}} + {8 * b}]'))
+    a('kmovq k5, [{m} + 32]')
     a('vbroadcasti32x4 zmm15, [{st}]')
     a('vpaddd zmm15, zmm15, [{c} + 64]')
     # Round keys 0-13 (those past the key size are read but not used: the schedule
@@ -292,17 +303,31 @@ def tail_listing():
     aes_round(28)
     aes_round(29)
     a('3:')
-    each(lambda b: a(f'vpxorq zmm{4 + b} {{{{k{b + 1}}}}} {{{{z}}}}, zmm30, [{{src}} + {64 * b}]'))
+    each(lambda b: a(f'vmovdqu8 zmm{4 + b} {{{{k{b + 1}}}}} {{{{z}}}}, [{{src}} + {64 * b}]'))
+    each(lambda b: a(f'vpxorq zmm{4 + b}, zmm{4 + b}, zmm30'))
     each(lambda b: a(f'vaesenclast zmm{b}, zmm{b}, zmm{4 + b}'))
-    each(lambda b: a(f'vmovdqu64 [{{dst}} + {64 * b}] {{{{k{b + 1}}}}}, zmm{b}'))
+    each(lambda b: a(f'vmovdqu8 [{{dst}} + {64 * b}] {{{{k{b + 1}}}}}, zmm{b}'))
     a('.if {jl}')
     a('vaesenclast xmm31, xmm31, xmm30')
     a('vmovdqu64 [{j}], xmm31')
     a('.endif')
     a('.if {enc}')
-    # The keystream past the n blocks is not hashed.
-    each(lambda b: a(f'vmovdqu64 zmm{b} {{{{k{b + 1}}}}} {{{{z}}}}, zmm{b}'))
+    # The keystream past the data is not hashed.
+    each(lambda b: a(f'vmovdqu8 zmm{b} {{{{k{b + 1}}}}} {{{{z}}}}, zmm{b}'))
     each(lambda b: hash_group(b, True))
+    for s_ in (1, 2, 3):
+        reduce(a, s_)
+    a('.endif')
+    a('.if {lb}')
+    # (state ^ L)·H: the 128-bit products land in lane 0 (VEX writes clear the rest), so
+    # the reduction steps above serve unchanged.
+    a('vpxor xmm4, xmm11, [{lp}]')
+    a('vmovdqu xmm6, [{h1}]')
+    a('vpclmulqdq xmm8, xmm4, xmm6, 0x00')
+    a('vpclmulqdq xmm10, xmm4, xmm6, 0x11')
+    a('vpclmulqdq xmm9, xmm4, xmm6, 0x01')
+    a('vpclmulqdq xmm5, xmm4, xmm6, 0x10')
+    a('vpxor xmm9, xmm9, xmm5')
     for s_ in (1, 2, 3):
         reduce(a, s_)
     a('.endif')
@@ -429,31 +454,42 @@ TAIL = '''            st = in(reg) st.as_mut_ptr(),
 
 
 TAIL_FN_HEAD = '''
-/// The last 1..=15 blocks (`n`, in `G` = ⌈n/4⌉ registers) of a message and, if `J`,
-/// E(K, J0) of the block at `j0` (in place) as one more lane: CTR from the native counter
-/// in `st[0..16]` (not advanced here) and GHASH of the ciphertext into the state in
-/// `st[16..32]` with H^n..H^1, one reduction. `ENC` = 1 hashes the output, 0 the input.
+/// The last `len` bytes (1..=256: n = ⌈len/16⌉ blocks, the last possibly partial, in
+/// `G` = ⌈n/4⌉ registers) of a message and, if `J`, E(K, J0) of the block at `j0` (in
+/// place) as one more lane: CTR from the native counter in `st[0..16]` (not advanced here)
+/// and GHASH of the ciphertext, zero-padded, into the state in `st[16..32]` with
+/// H^n..H^1, one reduction; with `LB`, then (state ^ L)·H for the POLYVAL-domain lengths
+/// block L at `lengths`. `ENC` = 1 hashes the output, 0 the input.
 ///
 /// # Safety
-/// As for [`pass`]; `src` readable and `dst` writable for 16·n bytes (equal or disjoint),
-/// `j0` a writable block if `J`; 1 ≤ n ≤ 15 and G = ⌈n/4⌉.
+/// As for [`pass`]; `src` readable and `dst` writable for `len` bytes (equal or disjoint),
+/// `j0` a writable block if `J`, `lengths` a readable block if `LB`; 1 ≤ len ≤ 256 and
+/// G = ⌈n/4⌉.
 #[inline(always)]
-pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize>(
+pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, const LB: usize>(
     k: &XKey,
     st: &mut [u8; 32],
     src: *const u8,
     dst: *mut u8,
-    n: usize,
+    len: usize,
     j0: *mut u8,
+    lengths: *const u8,
 ) {
-    debug_assert!((1..16).contains(&n) && n.div_ceil(4) == G);
-    // Qword masks of the four registers of blocks: two bits per block present.
-    let masks: [u64; 4] =
-        core::array::from_fn(|g| (1u64 << (2 * n.saturating_sub(4 * g).min(4))) - 1);
+    let n = len.div_ceil(16);
+    debug_assert!((1..=256).contains(&len) && n.div_ceil(4) == G);
+    // Byte masks of the four registers (the bytes of data in each), then the block mask
+    // of the last register for its powers (two qword bits per block, the partial one too).
+    let bytes = |g: usize| len.saturating_sub(64 * g).min(64);
+    let masks: [u64; 5] = core::array::from_fn(|g| match g {
+        4 => (1u64 << (2 * (n - 4 * (G - 1)))) - 1,
+        _ if bytes(g) == 64 => u64::MAX,
+        _ => (1u64 << bytes(g)) - 1,
+    });
     // SAFETY: the caller's contract; the template reads the key, the constants, `st`,
-    // `masks`, the n blocks at `src` and H^n..H^1 (masked
-    // loads: no byte past them), and writes `st`, the n blocks at `dst` (masked stores)
-    // and `j0` if `J`; every vector and mask register it touches is declared clobbered.
+    // `masks`, the `len` bytes at `src`, H^n..H^1 (masked loads: no byte past them) and,
+    // with `LB`, the block at `lengths` and H; it writes `st`, the `len` bytes at `dst`
+    // (masked stores) and `j0` if `J`; every vector and mask register it touches is
+    // declared clobbered.
     unsafe {
         let hp = k.h.as_ptr().add(16 - n) as *const u8;
         core::arch::asm!(
@@ -467,11 +503,14 @@ TAIL_FN_TAIL = '''            st = in(reg) st.as_mut_ptr(),
             m = in(reg) masks.as_ptr(),
             hp = in(reg) hp,
             j = in(reg) j0,
+            lp = in(reg) lengths,
+            h1 = in(reg) k.h[15].as_ptr(),
             rn = in(reg) k.rounds,
             lk = in(reg) k.rk[(k.rounds as usize).min(14)].as_ptr(),
             grp = const G,
             enc = const ENC,
             jl = const J,
+            lb = const LB,
 @CLOBBERS@            options(nostack),
         );
     }
@@ -481,7 +520,7 @@ TAIL_FN_TAIL = '''            st = in(reg) st.as_mut_ptr(),
 
 def generate():
     clobbers = ''.join(f'            out("zmm{k}") _,\n' for k in range(32))
-    masks = ''.join(f'            out("k{k}") _,\n' for k in range(1, 5))
+    masks = ''.join(f'            out("k{k}") _,\n' for k in range(1, 6))
     return (HEAD + listing() + TAIL.replace('@CLOBBERS@', clobbers)
             + TAIL_FN_HEAD + tail_listing()
             + TAIL_FN_TAIL.replace('@CLOBBERS@', clobbers + masks))

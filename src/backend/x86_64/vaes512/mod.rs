@@ -8,10 +8,11 @@
 //! products per instruction instead of two; on Zen 5 the 512-bit AES rate doubles too.
 //! The loop is one `asm!` pass (`zmm.rs`) that also gives the GHASH-only and CTR-only
 //! loops. Remainders of 1..=15 blocks (with E(K, J0) as one more lane) run in one masked
-//! zmm tail (`zmm::tail`: four registers of blocks under qword masks, no scalar loop, one
-//! aggregated reduction); the GHASH-only and CTR-only remainders on `x86_64-vaes`'s
-//! 256-bit code, short messages on `common`'s one-pass path, as for the other x86_64
-//! backends.
+//! zmm tail (`zmm::tail`: four registers of blocks under byte masks, no scalar loop, one
+//! aggregated reduction); a whole message that nothing is kept of (`crypt_whole`) ends in
+//! the same tail with its partial block and its lengths block, one pass from the loop to
+//! the tag; the GHASH-only and CTR-only remainders run on `x86_64-vaes`'s 256-bit code,
+//! short messages on `common`'s one-pass path, as for the other x86_64 backends.
 //!
 //! Selection (`common::cpu`): available where the CPU and OS run AVX-512F/BW/VL, VAES and
 //! VPCLMULQDQ; preferred over `x86_64-vaes` except on the Intel cores where 512-bit
@@ -25,6 +26,9 @@ use super::common::{
     vaes512_available, vaes512_preferred, x86_backend, XKey,
 };
 use super::vaes;
+use crate::backend::short::first_counter;
+use crate::backend::{Backend, Direction, Material};
+use crate::secret::wipe_block;
 use core::arch::x86_64::*;
 
 /// The backend.
@@ -37,6 +41,7 @@ x86_backend! {
     crypt: crypt,
     ghash: ghash,
     ctr: ctr,
+    whole: whole,
 }
 
 /// Blocks per iteration of the 512-bit pass.
@@ -131,13 +136,14 @@ unsafe fn tail<const ENC: bool>(
             Some(j) => (j.as_mut_ptr(), true),
             None => (core::ptr::null_mut(), false),
         };
+        let (len, none) = (16 * n, core::ptr::null());
         macro_rules! go {
             ($g:literal) => {
                 match (e, jl) {
-                    (1, true) => zmm::tail::<$g, 1, 1>(k, &mut st, src, dst, n, j),
-                    (1, false) => zmm::tail::<$g, 1, 0>(k, &mut st, src, dst, n, j),
-                    (_, true) => zmm::tail::<$g, 0, 1>(k, &mut st, src, dst, n, j),
-                    (_, false) => zmm::tail::<$g, 0, 0>(k, &mut st, src, dst, n, j),
+                    (1, true) => zmm::tail::<$g, 1, 1, 0>(k, &mut st, src, dst, len, j, none),
+                    (1, false) => zmm::tail::<$g, 1, 0, 0>(k, &mut st, src, dst, len, j, none),
+                    (_, true) => zmm::tail::<$g, 0, 1, 0>(k, &mut st, src, dst, len, j, none),
+                    (_, false) => zmm::tail::<$g, 0, 0, 0>(k, &mut st, src, dst, len, j, none),
                 }
             };
         }
@@ -149,6 +155,134 @@ unsafe fn tail<const ENC: bool>(
         }
         *c = _mm_add_epi32(*c, _mm_cvtsi32_si128(n as i32));
         *acc = load(st.as_ptr().add(16));
+    }
+}
+
+/// `crypt_whole`: a message after its AAD's GHASH in one pass — the stitched loop for all
+/// but the last 1..=16 blocks, then the masked tail for those (the partial last one under
+/// byte masks), E(K, J0) as one more lane and the lengths block absorbed at the end —
+/// where `crypt_message` must stop at the whole blocks (the state a streaming message goes
+/// on from) and run the partial block's keystream and the lengths block as calls of their
+/// own. An empty message takes `crypt_message`.
+///
+/// The secrets of the message (GHASH state, E(K, J0)) stay in `Whole`, written and read
+/// by the callees only, so that this function's frame holds nothing but the public values
+/// it spills (what ct-static's per-frame view of the stack can follow).
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn whole(
+    m: &Material,
+    dir: Direction,
+    j0: &[u8; 16],
+    aad: &[u8],
+    mut src: *const u8,
+    mut dst: *mut u8,
+    len: usize,
+) -> [u8; 16] {
+    // SAFETY: the caller's contract (`src`/`dst` hold `len` bytes); features enabled.
+    unsafe {
+        if len == 0 {
+            let mut y = [0u8; 16];
+            let tag = X86Vaes512::crypt_message(m, dir, j0, aad, src, dst, len, &mut y);
+            wipe_block(&mut y);
+            return tag;
+        }
+        let k: &XKey = m.view();
+        let mut w = Whole {
+            st: [_mm_setzero_si128(); 2],
+            y: [0; 16],
+            mask: *j0,
+            lengths: [0; 16],
+        };
+        X86Vaes512::ghash_bytes(m, &mut w.y, aad.as_ptr(), aad.len());
+        w.start(j0, aad.len(), len);
+        // Whole iterations, leaving 1..=16 blocks (not 0) to the tail.
+        let iterations = (len.div_ceil(16) - 1) / WIDE;
+        if iterations > 0 {
+            let [c, acc] = &mut w.st;
+            match dir {
+                Direction::Encrypt => select::<true>(k.rounds)(k, c, acc, src, dst, iterations),
+                Direction::Decrypt => select::<false>(k.rounds)(k, c, acc, src, dst, iterations),
+            }
+            src = src.add(16 * WIDE * iterations);
+            dst = dst.add(16 * WIDE * iterations);
+        }
+        let rest = len - 16 * WIDE * iterations;
+        match dir {
+            Direction::Encrypt => last::<1>(k, &mut w, src, dst, rest),
+            Direction::Decrypt => last::<0>(k, &mut w, src, dst, rest),
+        }
+        w.finish()
+    }
+}
+
+/// [`whole`]'s message state: the native counter and the POLYVAL-domain GHASH state (as
+/// the 512-bit pass keeps them), GHASH of the AAD, E(K, J0) (J0 until the tail encrypts
+/// it in place) and the lengths block.
+#[repr(C)]
+struct Whole {
+    st: [__m128i; 2],
+    y: [u8; 16],
+    mask: [u8; 16],
+    lengths: [u8; 16],
+}
+
+impl Whole {
+    /// The first counter and the state after the AAD, in the pass's forms; the lengths
+    /// block in the POLYVAL domain (byte-reversed).
+    #[inline(never)]
+    #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+    unsafe fn start(&mut self, j0: &[u8; 16], aad_len: usize, len: usize) {
+        // SAFETY: features enabled; the fields are 16-byte blocks.
+        unsafe {
+            self.st[0] = ctr_to_native(&first_counter(j0));
+            self.st[1] = _mm_shuffle_epi8(load(self.y.as_ptr()), bswap_mask());
+            let l = _mm_set_epi64x((aad_len as i64) << 3, (len as i64) << 3);
+            store(self.lengths.as_mut_ptr(), l);
+        }
+    }
+
+    /// The tag (the state byte-reversed, masked with E(K, J0)); the secrets wiped.
+    #[inline(never)]
+    #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+    unsafe fn finish(&mut self) -> [u8; 16] {
+        // SAFETY: features enabled; the fields are 16-byte blocks.
+        unsafe {
+            let t = _mm_xor_si128(
+                _mm_shuffle_epi8(self.st[1], bswap_mask()),
+                load(self.mask.as_ptr()),
+            );
+            let mut tag = [0u8; 16];
+            store(tag.as_mut_ptr(), t);
+            crate::secret::wipe_bytes(&mut *(self.st.as_mut_ptr() as *mut [u8; 32]));
+            wipe_block(&mut self.y);
+            wipe_block(&mut self.mask);
+            tag
+        }
+    }
+}
+
+/// The end of [`whole`]: the tail of `rest` bytes (1..=256) with E(K, J0) and the lengths
+/// block, compiled per register count and direction.
+#[inline(never)]
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn last<const ENC: usize>(
+    k: &XKey,
+    w: &mut Whole,
+    src: *const u8,
+    dst: *mut u8,
+    rest: usize,
+) {
+    // SAFETY: `src`/`dst` hold `rest` bytes, 1 ≤ rest ≤ 256 (caller's contract); G is
+    // ⌈rest/64⌉ in each arm; `st` is the 32 bytes of the two blocks.
+    unsafe {
+        let st = &mut *(w.st.as_mut_ptr() as *mut [u8; 32]);
+        let (j, lp) = (w.mask.as_mut_ptr(), w.lengths.as_ptr());
+        match rest.div_ceil(64) {
+            1 => zmm::tail::<1, ENC, 1, 1>(k, st, src, dst, rest, j, lp),
+            2 => zmm::tail::<2, ENC, 1, 1>(k, st, src, dst, rest, j, lp),
+            3 => zmm::tail::<3, ENC, 1, 1>(k, st, src, dst, rest, j, lp),
+            _ => zmm::tail::<4, ENC, 1, 1>(k, st, src, dst, rest, j, lp),
+        }
     }
 }
 
@@ -278,6 +412,71 @@ mod tests {
         assert!(buf[..out_at].iter().all(|&b| b == 0x5a));
         assert!(buf[out_at + input.len()..].iter().all(|&b| b == 0x5a));
         (buf[out_at..out_at + input.len()].to_vec(), ctr, y, j)
+    }
+
+    /// `crypt_whole` (the stitched loop, then the masked tail with the partial and lengths
+    /// blocks) against `soft`: every length to 300 bytes and some beyond, AAD of several
+    /// lengths, both directions, in place and out of place at odd offsets, every key size;
+    /// nothing written around the output.
+    #[test]
+    fn whole_messages_against_soft() {
+        if !X86Vaes512::is_available() {
+            eprintln!("SKIPPED: x86_64-vaes512 whole messages: this CPU lacks AVX-512 with VAES");
+            return;
+        }
+        let mut rng = Rng(0x4a);
+        let mut cases = 0;
+        for key_len in [16, 24, 32] {
+            let key = rng.bytes(key_len);
+            let (m, s) = (keyed::<X86Vaes512>(&key), keyed::<Soft>(&key));
+            let longer = [511, 512, 513, 767, 1031, 4111, 8193];
+            for len in (0..=300).chain(longer) {
+                for (case, aad_len) in [0usize, 1, 13, 16, 17, 40].into_iter().enumerate() {
+                    let dir = if (len + case) % 2 == 0 {
+                        Direction::Encrypt
+                    } else {
+                        Direction::Decrypt
+                    };
+                    let input = rng.bytes(len);
+                    let aad = rng.bytes(aad_len);
+                    let j0: [u8; 16] = rng.bytes(16).try_into().unwrap();
+                    let in_place = (len / 3 + case) % 2 == 0;
+                    let offset = (rng.next() % 64) as usize;
+                    let run = |b: &Material, whole: bool| {
+                        let mut buf = vec![0x5au8; len + 2 * offset + 64];
+                        let mut src_buf = vec![0u8; len + offset];
+                        if in_place {
+                            buf[offset..offset + len].copy_from_slice(&input);
+                        } else {
+                            src_buf[offset..].copy_from_slice(&input);
+                        }
+                        let dst = buf[offset..].as_mut_ptr();
+                        let src = if in_place {
+                            dst as *const u8
+                        } else {
+                            src_buf[offset..].as_ptr()
+                        };
+                        // SAFETY: `src` and `dst` hold `len` bytes each, equal or disjoint.
+                        let tag = unsafe {
+                            if whole {
+                                X86Vaes512::crypt_whole(b, dir, &j0, &aad, src, dst, len)
+                            } else {
+                                Soft::crypt_whole(b, dir, &j0, &aad, src, dst, len)
+                            }
+                        };
+                        assert!(buf[..offset].iter().all(|&x| x == 0x5a));
+                        assert!(buf[offset + len..].iter().all(|&x| x == 0x5a));
+                        (buf[offset..offset + len].to_vec(), tag)
+                    };
+                    assert!(
+                        run(&s, false) == run(&m, true),
+                        "crypt_whole: key {key_len}, {len} bytes, AAD {aad_len}, {dir:?}"
+                    );
+                    cases += 1;
+                }
+            }
+        }
+        assert_eq!(cases, 3 * (301 + 7) * 6);
     }
 
     #[test]
