@@ -10,7 +10,8 @@
 /// shared key layout, the bulk entries from the backend's own `$crypt::<ENC>` (the fused
 /// kernel for one direction), `$ghash` and `$ctr` (`#[target_feature]` functions taking
 /// an [`XKey`](super::XKey)), `is_available` from `$available` and `is_preferred` from
-/// `$preferred` (default: `$available`), and `crypt_whole` from `$whole` if given.
+/// `$preferred` (default: `$available`), and `crypt_whole` and `crypt_message` from `$whole`
+/// and `$message` if given.
 macro_rules! x86_backend {
     ($ty:ident = $name:literal, available: $available:path,
      crypt: $crypt:ident, ghash: $ghash:path, ctr: $ctr:path $(,)?) => {
@@ -19,7 +20,7 @@ macro_rules! x86_backend {
     };
     ($ty:ident = $name:literal, available: $available:path, preferred: $preferred:path,
      crypt: $crypt:ident, ghash: $ghash:path, ctr: $ctr:path
-     $(, whole: $whole:path)? $(,)?) => {
+     $(, whole: $whole:path, message: $message:path)? $(,)?) => {
         const _: () = {
             use crate::backend::x86_64::common::{encrypt_block, encrypt_block2, init, short};
             use crate::backend::{Backend, Direction, Material};
@@ -148,6 +149,21 @@ macro_rules! x86_backend {
                     ) -> [u8; 16] {
                         // SAFETY: forwarded contract; CPU support checked at key setup.
                         unsafe { $whole(m, dir, j0, aad, src, dst, len) }
+                    }
+
+                    #[allow(clippy::too_many_arguments)]
+                    unsafe fn crypt_message(
+                        m: &Material,
+                        dir: Direction,
+                        j0: &[u8; 16],
+                        aad: &[u8],
+                        src: *const u8,
+                        dst: *mut u8,
+                        len: usize,
+                        y: &mut [u8; 16],
+                    ) -> [u8; 16] {
+                        // SAFETY: forwarded contract; CPU support checked at key setup.
+                        unsafe { $message(m, dir, j0, aad, src, dst, len, y) }
                     }
                 )?
 

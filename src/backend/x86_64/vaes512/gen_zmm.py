@@ -236,6 +236,12 @@ def tail_listing():
         else:
             a(f'vmovdqu8 zmm4 {m} {{{{z}}}}, [{{src}} + {64 * g}]')
         a('vpshufb zmm4, zmm4, zmm14')
+        # {lb} = 2: the partial block (if any) is set aside (to lane 0 of zmm13, zero if
+        # none) and left out of the sum, which then covers the whole blocks only.
+        a(f'.if {{lb}} == 2 && {{grp}} == {g + 1}')
+        a('vpcompressq zmm13 {{k6}} {{z}}, zmm4')
+        a('vmovdqu64 zmm4 {{k7}} {{z}}, zmm4')
+        a('.endif')
         if g == 0:
             a('vpxorq zmm4, zmm4, zmm11')
         # The powers by whole blocks: the last register's from k5, the others' are all
@@ -263,6 +269,10 @@ def tail_listing():
     a('vmovdqu64 zmm14, [{c}]')
     each(lambda b: a(f'kmovq k{b + 1}, [{{m}} + {8 * b}]'))
     a('kmovq k5, [{m} + 32]')
+    a('.if {lb} == 2')
+    a('kmovq k6, [{m} + 40]')
+    a('kmovq k7, [{m} + 48]')
+    a('.endif')
     a('vbroadcasti32x4 zmm15, [{st}]')
     a('vpaddd zmm15, zmm15, [{c} + 64]')
     # Round keys 0-13 (those past the key size are read but not used: the schedule
@@ -318,7 +328,7 @@ def tail_listing():
     for s_ in (1, 2, 3):
         reduce(a, s_)
     a('.endif')
-    a('.if {lb}')
+    a('.if {lb} == 1')
     # (state ^ L)·H: the 128-bit products land in lane 0 (VEX writes clear the rest), so
     # the reduction steps above serve unchanged.
     a('vpxor xmm4, xmm11, [{lp}]')
@@ -332,6 +342,34 @@ def tail_listing():
         reduce(a, s_)
     a('.endif')
     a('vmovdqu [{st} + 16], xmm11')
+    a('.if {lb} == 2')
+    # The state over the whole blocks stays in st; the tag's state, (state ^ P)·Ha ^ L·H
+    # with Ha = H^2 after a partial block P and H otherwise, replaces L at {lp}.
+    a('vpxor xmm4, xmm11, xmm13')
+    # Ha: H, replaced by H^2 under k1 (the block masks are done with) when the masks' last
+    # slot says there is a partial block.
+    a('vmovdqu xmm6, [{h1}]')
+    a('kmovq k1, [{m} + 56]')
+    a('vmovdqu64 xmm6 {{k1}}, [{h1} - 16]')
+    a('vpclmulqdq xmm8, xmm4, xmm6, 0x00')
+    a('vpclmulqdq xmm10, xmm4, xmm6, 0x11')
+    a('vpclmulqdq xmm9, xmm4, xmm6, 0x01')
+    a('vpclmulqdq xmm5, xmm4, xmm6, 0x10')
+    a('vpxor xmm9, xmm9, xmm5')
+    a('vmovdqu xmm4, [{lp}]')
+    a('vmovdqu xmm6, [{h1}]')
+    a('vpclmulqdq xmm5, xmm4, xmm6, 0x00')
+    a('vpxor xmm8, xmm8, xmm5')
+    a('vpclmulqdq xmm5, xmm4, xmm6, 0x11')
+    a('vpxor xmm10, xmm10, xmm5')
+    a('vpclmulqdq xmm5, xmm4, xmm6, 0x01')
+    a('vpclmulqdq xmm7, xmm4, xmm6, 0x10')
+    a('vpxor xmm5, xmm5, xmm7')
+    a('vpxor xmm9, xmm9, xmm5')
+    for s_ in (1, 2, 3):
+        reduce(a, s_)
+    a('vmovdqu [{lp}], xmm11')
+    a('.endif')
     a('vzeroupper')
     return asm_lines(out)
 
@@ -457,14 +495,17 @@ TAIL_FN_HEAD = '''
 /// The last `len` bytes (1..=256: n = ⌈len/16⌉ blocks, the last possibly partial, in
 /// `G` = ⌈n/4⌉ registers) of a message and, if `J`, E(K, J0) of the block at `j0` (in
 /// place) as one more lane: CTR from the native counter in `st[0..16]` (not advanced here)
-/// and GHASH of the ciphertext, zero-padded, into the state in `st[16..32]` with
-/// H^n..H^1, one reduction; with `LB`, then (state ^ L)·H for the POLYVAL-domain lengths
-/// block L at `lengths`. `ENC` = 1 hashes the output, 0 the input.
+/// and GHASH of the ciphertext into the state in `st[16..32]`, one reduction. `ENC` = 1
+/// hashes the output, 0 the input. `LB` = 0: all n blocks (zero-padded) with H^n..H^1;
+/// 1: the same, then (state ^ L)·H for the POLYVAL-domain lengths block L at `lengths`
+/// (the message's GHASH); 2: the whole blocks only (w of them, at least one) with
+/// H^w..H^1, which stays in `st`, and the message's GHASH — ((state ^ P)·H ^ L)·H for a
+/// partial block P, else (state ^ L)·H — written over L at `lengths`.
 ///
 /// # Safety
 /// As for [`pass`]; `src` readable and `dst` writable for `len` bytes (equal or disjoint),
-/// `j0` a writable block if `J`, `lengths` a readable block if `LB`; 1 ≤ len ≤ 256 and
-/// G = ⌈n/4⌉.
+/// `j0` a writable block if `J`, `lengths` a readable (`LB` = 1) or writable (2) block;
+/// 1 ≤ len ≤ 256 (16 ≤ len with `LB` = 2) and G = ⌈n/4⌉.
 #[inline(always)]
 pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, const LB: usize>(
     k: &XKey,
@@ -473,25 +514,33 @@ pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, cons
     dst: *mut u8,
     len: usize,
     j0: *mut u8,
-    lengths: *const u8,
+    lengths: *mut u8,
 ) {
     let n = len.div_ceil(16);
-    debug_assert!((1..=256).contains(&len) && n.div_ceil(4) == G);
-    // Byte masks of the four registers (the bytes of data in each), then the block mask
-    // of the last register for its powers (two qword bits per block, the partial one too).
+    let w = if LB == 2 { len / 16 } else { n }; // the blocks hashed
+    debug_assert!((1..=256).contains(&len) && n.div_ceil(4) == G && w >= 1);
+    // Byte masks of the four registers (the bytes of data in each); the block mask of the
+    // last register's powers (two qword bits per block hashed); with `LB` = 2 the partial
+    // block's lane (none: 0), again the whole blocks', and whether there is a partial
+    // block (both qwords of H^2 then taken for H).
     let bytes = |g: usize| len.saturating_sub(64 * g).min(64);
-    let masks: [u64; 5] = core::array::from_fn(|g| match g {
-        4 => (1u64 << (2 * (n - 4 * (G - 1)))) - 1,
+    let last = 4 * (G - 1);
+    let lane_bits = |blocks: usize| (1u64 << (2 * blocks)) - 1;
+    let masks: [u64; 8] = core::array::from_fn(|g| match g {
+        4 | 6 => lane_bits(w.saturating_sub(last)),
+        5 if w < n => 3 << (2 * (n - 1 - last)),
+        7 if w < n => 3,
+        5 | 7 => 0,
         _ if bytes(g) == 64 => u64::MAX,
         _ => (1u64 << bytes(g)) - 1,
     });
     // SAFETY: the caller's contract; the template reads the key, the constants, `st`,
-    // `masks`, the `len` bytes at `src`, H^n..H^1 (masked loads: no byte past them) and,
-    // with `LB`, the block at `lengths` and H; it writes `st`, the `len` bytes at `dst`
-    // (masked stores) and `j0` if `J`; every vector and mask register it touches is
-    // declared clobbered.
+    // `masks`, the `len` bytes at `src`, the powers of the blocks it hashes (masked loads:
+    // no byte past them) and, with `LB`, the block at `lengths` and H and H^2; it writes
+    // `st`, the `len` bytes at `dst` (masked stores), `j0` if `J` and `lengths` if `LB` =
+    // 2; every vector and mask register it touches is declared clobbered.
     unsafe {
-        let hp = k.h.as_ptr().add(16 - n) as *const u8;
+        let hp = k.h.as_ptr().add(16 - w) as *const u8;
         core::arch::asm!(
 '''
 
@@ -520,7 +569,7 @@ TAIL_FN_TAIL = '''            st = in(reg) st.as_mut_ptr(),
 
 def generate():
     clobbers = ''.join(f'            out("zmm{k}") _,\n' for k in range(32))
-    masks = ''.join(f'            out("k{k}") _,\n' for k in range(1, 6))
+    masks = ''.join(f'            out("k{k}") _,\n' for k in range(1, 8))
     return (HEAD + listing() + TAIL.replace('@CLOBBERS@', clobbers)
             + TAIL_FN_HEAD + tail_listing()
             + TAIL_FN_TAIL.replace('@CLOBBERS@', clobbers + masks))

@@ -42,6 +42,7 @@ x86_backend! {
     ghash: ghash,
     ctr: ctr,
     whole: whole,
+    message: message,
 }
 
 /// Blocks per iteration of the 512-bit pass.
@@ -136,7 +137,7 @@ unsafe fn tail<const ENC: bool>(
             Some(j) => (j.as_mut_ptr(), true),
             None => (core::ptr::null_mut(), false),
         };
-        let (len, none) = (16 * n, core::ptr::null());
+        let (len, none) = (16 * n, core::ptr::null_mut());
         macro_rules! go {
             ($g:literal) => {
                 match (e, jl) {
@@ -160,16 +161,64 @@ unsafe fn tail<const ENC: bool>(
 
 /// `crypt_whole`: a message after its AAD's GHASH in one pass — the stitched loop for all
 /// but the last 1..=16 blocks, then the masked tail for those (the partial last one under
-/// byte masks), E(K, J0) as one more lane and the lengths block absorbed at the end —
-/// where `crypt_message` must stop at the whole blocks (the state a streaming message goes
-/// on from) and run the partial block's keystream and the lengths block as calls of their
-/// own. An empty message takes `crypt_message`.
-///
-/// The secrets of the message (GHASH state, E(K, J0)) stay in `Whole`, written and read
-/// by the callees only, so that this function's frame holds nothing but the public values
-/// it spills (what ct-static's per-frame view of the stack can follow).
+/// byte masks), E(K, J0) as one more lane and the lengths block absorbed at the end. An
+/// empty message takes the generic path.
 #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
 unsafe fn whole(
+    m: &Material,
+    dir: Direction,
+    j0: &[u8; 16],
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) -> [u8; 16] {
+    // SAFETY: the caller's contract (`src`/`dst` hold `len` bytes); features enabled.
+    unsafe {
+        if len == 0 {
+            let mut y = [0u8; 16];
+            let tag =
+                crate::backend::whole::crypt::<X86Vaes512>(m, dir, j0, aad, src, dst, len, &mut y);
+            wipe_block(&mut y);
+            return tag;
+        }
+        one_pass::<1>(m, dir, j0, aad, src, dst, len).finish(None)
+    }
+}
+
+/// `crypt_message`: as [`whole`], but the tail's GHASH stops at the whole blocks (the
+/// state `y` a streaming message goes on from) and the tag multiplies that state with the
+/// partial block and the lengths block once more, in the same pass. Messages whose tail
+/// would hold no whole block (1..=15 bytes past a multiple of 256) take the generic path.
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn message(
+    m: &Material,
+    dir: Direction,
+    j0: &[u8; 16],
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    y: &mut [u8; 16],
+) -> [u8; 16] {
+    // SAFETY: the caller's contract (`src`/`dst` hold `len` bytes); features enabled.
+    unsafe {
+        if len < 16 || tail_bytes(len) < 16 {
+            return crate::backend::whole::crypt::<X86Vaes512>(m, dir, j0, aad, src, dst, len, y);
+        }
+        one_pass::<2>(m, dir, j0, aad, src, dst, len).finish(Some(y))
+    }
+}
+
+/// The pass of [`whole`] and [`message`] (`LB` as for `zmm::tail`), its state left in the
+/// returned `Whole`. The secrets of the message (GHASH state, E(K, J0)) stay there,
+/// written and read by out-of-line callees only, so that the frame this is inlined into
+/// holds nothing but the public values it spills (what ct-static's per-frame view of the
+/// stack can follow).
+#[inline]
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn one_pass<const LB: usize>(
     m: &Material,
     dir: Direction,
     j0: &[u8; 16],
@@ -177,15 +226,10 @@ unsafe fn whole(
     mut src: *const u8,
     mut dst: *mut u8,
     len: usize,
-) -> [u8; 16] {
-    // SAFETY: the caller's contract (`src`/`dst` hold `len` bytes); features enabled.
+) -> Whole {
+    // SAFETY: the caller's contract (`src`/`dst` hold `len` bytes, len ≥ 1, and at least
+    // one whole block in the tail with `LB` = 2); features enabled in the callers.
     unsafe {
-        if len == 0 {
-            let mut y = [0u8; 16];
-            let tag = X86Vaes512::crypt_message(m, dir, j0, aad, src, dst, len, &mut y);
-            wipe_block(&mut y);
-            return tag;
-        }
         let k: &XKey = m.view();
         let mut w = Whole {
             st: [_mm_setzero_si128(); 2],
@@ -198,26 +242,31 @@ unsafe fn whole(
         // Whole iterations, leaving 1..=16 blocks (not 0) to the tail.
         let iterations = (len.div_ceil(16) - 1) / WIDE;
         if iterations > 0 {
-            let [c, acc] = &mut w.st;
             match dir {
-                Direction::Encrypt => select::<true>(k.rounds)(k, c, acc, src, dst, iterations),
-                Direction::Decrypt => select::<false>(k.rounds)(k, c, acc, src, dst, iterations),
+                Direction::Encrypt => wide::<true>(k, &mut w, src, dst, iterations),
+                Direction::Decrypt => wide::<false>(k, &mut w, src, dst, iterations),
             }
             src = src.add(16 * WIDE * iterations);
             dst = dst.add(16 * WIDE * iterations);
         }
-        let rest = len - 16 * WIDE * iterations;
+        let rest = tail_bytes(len);
         match dir {
-            Direction::Encrypt => last::<1>(k, &mut w, src, dst, rest),
-            Direction::Decrypt => last::<0>(k, &mut w, src, dst, rest),
+            Direction::Encrypt => last::<1, LB>(k, &mut w, src, dst, rest),
+            Direction::Decrypt => last::<0, LB>(k, &mut w, src, dst, rest),
         }
-        w.finish()
+        w
     }
 }
 
-/// [`whole`]'s message state: the native counter and the POLYVAL-domain GHASH state (as
-/// the 512-bit pass keeps them), GHASH of the AAD, E(K, J0) (J0 until the tail encrypts
-/// it in place) and the lengths block.
+/// The bytes [`one_pass`] leaves to the tail of a message of `len` ≥ 1 bytes: 1..=256, what
+/// remains after the whole iterations that leave at least one block.
+fn tail_bytes(len: usize) -> usize {
+    len - 16 * WIDE * ((len.div_ceil(16) - 1) / WIDE)
+}
+
+/// The message state of [`one_pass`]: the native counter and the POLYVAL-domain GHASH
+/// state (as the 512-bit pass keeps them), GHASH of the AAD, E(K, J0) (J0 until the tail
+/// encrypts it in place) and the lengths block (with `LB` = 2, then the tag's state).
 #[repr(C)]
 struct Whole {
     st: [__m128i; 2],
@@ -241,47 +290,71 @@ impl Whole {
         }
     }
 
-    /// The tag (the state byte-reversed, masked with E(K, J0)); the secrets wiped.
+    /// The tag, masked with E(K, J0): from the state in `st` (`LB` = 1, `y` None), or from
+    /// the one over `lengths` with the whole blocks' state given to `y` (`LB` = 2); the
+    /// secrets wiped.
     #[inline(never)]
     #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
-    unsafe fn finish(&mut self) -> [u8; 16] {
+    unsafe fn finish(&mut self, y: Option<&mut [u8; 16]>) -> [u8; 16] {
         // SAFETY: features enabled; the fields are 16-byte blocks.
         unsafe {
-            let t = _mm_xor_si128(
-                _mm_shuffle_epi8(self.st[1], bswap_mask()),
-                load(self.mask.as_ptr()),
-            );
+            let bs = bswap_mask();
+            let state = match y {
+                Some(y) => {
+                    store(y.as_mut_ptr(), _mm_shuffle_epi8(self.st[1], bs));
+                    load(self.lengths.as_ptr())
+                }
+                None => self.st[1],
+            };
+            let t = _mm_xor_si128(_mm_shuffle_epi8(state, bs), load(self.mask.as_ptr()));
             let mut tag = [0u8; 16];
             store(tag.as_mut_ptr(), t);
             crate::secret::wipe_bytes(&mut *(self.st.as_mut_ptr() as *mut [u8; 32]));
             wipe_block(&mut self.y);
             wipe_block(&mut self.mask);
+            wipe_block(&mut self.lengths);
             tag
         }
     }
 }
 
-/// The end of [`whole`]: the tail of `rest` bytes (1..=256) with E(K, J0) and the lengths
-/// block, compiled per register count and direction.
+/// The whole iterations of [`one_pass`] on its state (out of line, as [`last`]).
 #[inline(never)]
 #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
-unsafe fn last<const ENC: usize>(
+unsafe fn wide<const ENC: bool>(
+    k: &XKey,
+    w: &mut Whole,
+    src: *const u8,
+    dst: *mut u8,
+    iterations: usize,
+) {
+    let [c, acc] = &mut w.st;
+    // SAFETY: `src`/`dst` hold 256·iterations bytes (caller's contract).
+    unsafe { select::<ENC>(k.rounds)(k, c, acc, src, dst, iterations) }
+}
+
+/// The end of [`one_pass`]: the tail of `rest` bytes (1..=256) with E(K, J0) and the
+/// lengths block, compiled per register count, direction and `LB`.
+#[inline(never)]
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn last<const ENC: usize, const LB: usize>(
     k: &XKey,
     w: &mut Whole,
     src: *const u8,
     dst: *mut u8,
     rest: usize,
 ) {
-    // SAFETY: `src`/`dst` hold `rest` bytes, 1 ≤ rest ≤ 256 (caller's contract); G is
-    // ⌈rest/64⌉ in each arm; `st` is the 32 bytes of the two blocks.
+    // SAFETY: `src`/`dst` hold `rest` bytes, 1 ≤ rest ≤ 256 (16 ≤ rest with `LB` = 2:
+    // caller's contract); G is ⌈rest/64⌉ in each arm; `st` is the 32 bytes of the two
+    // blocks.
     unsafe {
         let st = &mut *(w.st.as_mut_ptr() as *mut [u8; 32]);
-        let (j, lp) = (w.mask.as_mut_ptr(), w.lengths.as_ptr());
+        let (j, lp) = (w.mask.as_mut_ptr(), w.lengths.as_mut_ptr());
         match rest.div_ceil(64) {
-            1 => zmm::tail::<1, ENC, 1, 1>(k, st, src, dst, rest, j, lp),
-            2 => zmm::tail::<2, ENC, 1, 1>(k, st, src, dst, rest, j, lp),
-            3 => zmm::tail::<3, ENC, 1, 1>(k, st, src, dst, rest, j, lp),
-            _ => zmm::tail::<4, ENC, 1, 1>(k, st, src, dst, rest, j, lp),
+            1 => zmm::tail::<1, ENC, 1, LB>(k, st, src, dst, rest, j, lp),
+            2 => zmm::tail::<2, ENC, 1, LB>(k, st, src, dst, rest, j, lp),
+            3 => zmm::tail::<3, ENC, 1, LB>(k, st, src, dst, rest, j, lp),
+            _ => zmm::tail::<4, ENC, 1, LB>(k, st, src, dst, rest, j, lp),
         }
     }
 }
@@ -414,10 +487,11 @@ mod tests {
         (buf[out_at..out_at + input.len()].to_vec(), ctr, y, j)
     }
 
-    /// `crypt_whole` (the stitched loop, then the masked tail with the partial and lengths
-    /// blocks) against `soft`: every length to 300 bytes and some beyond, AAD of several
-    /// lengths, both directions, in place and out of place at odd offsets, every key size;
-    /// nothing written around the output.
+    /// `crypt_whole` and `crypt_message` (the stitched loop, then the masked tail with the
+    /// partial and lengths blocks; `crypt_message` also the state after the whole blocks)
+    /// against `soft`: every length to 300 bytes and some beyond, AAD of several lengths,
+    /// both directions, in place and out of place at odd offsets, every key size; nothing
+    /// written around the output.
     #[test]
     fn whole_messages_against_soft() {
         if !X86Vaes512::is_available() {
@@ -442,7 +516,8 @@ mod tests {
                     let j0: [u8; 16] = rng.bytes(16).try_into().unwrap();
                     let in_place = (len / 3 + case) % 2 == 0;
                     let offset = (rng.next() % 64) as usize;
-                    let run = |b: &Material, whole: bool| {
+                    // (output, tag, y) of crypt_whole (y zero) or crypt_message.
+                    let run = |b: &Material, ours: bool, whole: bool| {
                         let mut buf = vec![0x5au8; len + 2 * offset + 64];
                         let mut src_buf = vec![0u8; len + offset];
                         if in_place {
@@ -456,22 +531,34 @@ mod tests {
                         } else {
                             src_buf[offset..].as_ptr()
                         };
+                        let mut y = [0u8; 16];
                         // SAFETY: `src` and `dst` hold `len` bytes each, equal or disjoint.
                         let tag = unsafe {
-                            if whole {
-                                X86Vaes512::crypt_whole(b, dir, &j0, &aad, src, dst, len)
-                            } else {
-                                Soft::crypt_whole(b, dir, &j0, &aad, src, dst, len)
+                            match (ours, whole) {
+                                (true, true) => {
+                                    X86Vaes512::crypt_whole(b, dir, &j0, &aad, src, dst, len)
+                                }
+                                (false, true) => {
+                                    Soft::crypt_whole(b, dir, &j0, &aad, src, dst, len)
+                                }
+                                (true, false) => X86Vaes512::crypt_message(
+                                    b, dir, &j0, &aad, src, dst, len, &mut y,
+                                ),
+                                (false, false) => {
+                                    Soft::crypt_message(b, dir, &j0, &aad, src, dst, len, &mut y)
+                                }
                             }
                         };
                         assert!(buf[..offset].iter().all(|&x| x == 0x5a));
                         assert!(buf[offset + len..].iter().all(|&x| x == 0x5a));
-                        (buf[offset..offset + len].to_vec(), tag)
+                        (buf[offset..offset + len].to_vec(), tag, y)
                     };
-                    assert!(
-                        run(&s, false) == run(&m, true),
-                        "crypt_whole: key {key_len}, {len} bytes, AAD {aad_len}, {dir:?}"
-                    );
+                    for whole in [true, false] {
+                        assert!(
+                            run(&s, false, whole) == run(&m, true, whole),
+                            "whole {whole}: key {key_len}, {len} bytes, AAD {aad_len}, {dir:?}"
+                        );
+                    }
                     cases += 1;
                 }
             }

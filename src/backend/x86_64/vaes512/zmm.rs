@@ -607,14 +607,17 @@ pub(super) unsafe fn pass<
 /// The last `len` bytes (1..=256: n = ⌈len/16⌉ blocks, the last possibly partial, in
 /// `G` = ⌈n/4⌉ registers) of a message and, if `J`, E(K, J0) of the block at `j0` (in
 /// place) as one more lane: CTR from the native counter in `st[0..16]` (not advanced here)
-/// and GHASH of the ciphertext, zero-padded, into the state in `st[16..32]` with
-/// H^n..H^1, one reduction; with `LB`, then (state ^ L)·H for the POLYVAL-domain lengths
-/// block L at `lengths`. `ENC` = 1 hashes the output, 0 the input.
+/// and GHASH of the ciphertext into the state in `st[16..32]`, one reduction. `ENC` = 1
+/// hashes the output, 0 the input. `LB` = 0: all n blocks (zero-padded) with H^n..H^1;
+/// 1: the same, then (state ^ L)·H for the POLYVAL-domain lengths block L at `lengths`
+/// (the message's GHASH); 2: the whole blocks only (w of them, at least one) with
+/// H^w..H^1, which stays in `st`, and the message's GHASH — ((state ^ P)·H ^ L)·H for a
+/// partial block P, else (state ^ L)·H — written over L at `lengths`.
 ///
 /// # Safety
 /// As for [`pass`]; `src` readable and `dst` writable for `len` bytes (equal or disjoint),
-/// `j0` a writable block if `J`, `lengths` a readable block if `LB`; 1 ≤ len ≤ 256 and
-/// G = ⌈n/4⌉.
+/// `j0` a writable block if `J`, `lengths` a readable (`LB` = 1) or writable (2) block;
+/// 1 ≤ len ≤ 256 (16 ≤ len with `LB` = 2) and G = ⌈n/4⌉.
 #[inline(always)]
 pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, const LB: usize>(
     k: &XKey,
@@ -623,25 +626,33 @@ pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, cons
     dst: *mut u8,
     len: usize,
     j0: *mut u8,
-    lengths: *const u8,
+    lengths: *mut u8,
 ) {
     let n = len.div_ceil(16);
-    debug_assert!((1..=256).contains(&len) && n.div_ceil(4) == G);
-    // Byte masks of the four registers (the bytes of data in each), then the block mask
-    // of the last register for its powers (two qword bits per block, the partial one too).
+    let w = if LB == 2 { len / 16 } else { n }; // the blocks hashed
+    debug_assert!((1..=256).contains(&len) && n.div_ceil(4) == G && w >= 1);
+    // Byte masks of the four registers (the bytes of data in each); the block mask of the
+    // last register's powers (two qword bits per block hashed); with `LB` = 2 the partial
+    // block's lane (none: 0), again the whole blocks', and whether there is a partial
+    // block (both qwords of H^2 then taken for H).
     let bytes = |g: usize| len.saturating_sub(64 * g).min(64);
-    let masks: [u64; 5] = core::array::from_fn(|g| match g {
-        4 => (1u64 << (2 * (n - 4 * (G - 1)))) - 1,
+    let last = 4 * (G - 1);
+    let lane_bits = |blocks: usize| (1u64 << (2 * blocks)) - 1;
+    let masks: [u64; 8] = core::array::from_fn(|g| match g {
+        4 | 6 => lane_bits(w.saturating_sub(last)),
+        5 if w < n => 3 << (2 * (n - 1 - last)),
+        7 if w < n => 3,
+        5 | 7 => 0,
         _ if bytes(g) == 64 => u64::MAX,
         _ => (1u64 << bytes(g)) - 1,
     });
     // SAFETY: the caller's contract; the template reads the key, the constants, `st`,
-    // `masks`, the `len` bytes at `src`, H^n..H^1 (masked loads: no byte past them) and,
-    // with `LB`, the block at `lengths` and H; it writes `st`, the `len` bytes at `dst`
-    // (masked stores) and `j0` if `J`; every vector and mask register it touches is
-    // declared clobbered.
+    // `masks`, the `len` bytes at `src`, the powers of the blocks it hashes (masked loads:
+    // no byte past them) and, with `LB`, the block at `lengths` and H and H^2; it writes
+    // `st`, the `len` bytes at `dst` (masked stores), `j0` if `J` and `lengths` if `LB` =
+    // 2; every vector and mask register it touches is declared clobbered.
     unsafe {
-        let hp = k.h.as_ptr().add(16 - n) as *const u8;
+        let hp = k.h.as_ptr().add(16 - w) as *const u8;
         core::arch::asm!(
             "vmovdqu64 zmm14, [{c}]",
             "kmovq k1, [{m} + 0]",
@@ -655,6 +666,10 @@ pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, cons
             "kmovq k4, [{m} + 24]",
             ".endif",
             "kmovq k5, [{m} + 32]",
+            ".if {lb} == 2",
+            "kmovq k6, [{m} + 40]",
+            "kmovq k7, [{m} + 48]",
+            ".endif",
             "vbroadcasti32x4 zmm15, [{st}]",
             "vpaddd zmm15, zmm15, [{c} + 64]",
             "vbroadcasti32x4 zmm16, [{rk} + 0]",
@@ -716,6 +731,10 @@ pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, cons
             ".if {enc} == 0",
             "vmovdqu8 zmm4 {{k1}} {{z}}, [{src} + 0]",
             "vpshufb zmm4, zmm4, zmm14",
+            ".if {lb} == 2 && {grp} == 1",
+            "vpcompressq zmm13 {{k6}} {{z}}, zmm4",
+            "vmovdqu64 zmm4 {{k7}} {{z}}, zmm4",
+            ".endif",
             "vpxorq zmm4, zmm4, zmm11",
             ".if {grp} == 1",
             "vmovdqu64 zmm6 {{k5}} {{z}}, [{hp} + 0]",
@@ -745,6 +764,10 @@ pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, cons
             ".if {grp} > 1",
             "vmovdqu8 zmm4 {{k2}} {{z}}, [{src} + 64]",
             "vpshufb zmm4, zmm4, zmm14",
+            ".if {lb} == 2 && {grp} == 2",
+            "vpcompressq zmm13 {{k6}} {{z}}, zmm4",
+            "vmovdqu64 zmm4 {{k7}} {{z}}, zmm4",
+            ".endif",
             ".if {grp} == 2",
             "vmovdqu64 zmm6 {{k5}} {{z}}, [{hp} + 64]",
             ".else",
@@ -776,6 +799,10 @@ pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, cons
             ".if {grp} > 2",
             "vmovdqu8 zmm4 {{k3}} {{z}}, [{src} + 128]",
             "vpshufb zmm4, zmm4, zmm14",
+            ".if {lb} == 2 && {grp} == 3",
+            "vpcompressq zmm13 {{k6}} {{z}}, zmm4",
+            "vmovdqu64 zmm4 {{k7}} {{z}}, zmm4",
+            ".endif",
             ".if {grp} == 3",
             "vmovdqu64 zmm6 {{k5}} {{z}}, [{hp} + 128]",
             ".else",
@@ -807,6 +834,10 @@ pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, cons
             ".if {grp} > 3",
             "vmovdqu8 zmm4 {{k4}} {{z}}, [{src} + 192]",
             "vpshufb zmm4, zmm4, zmm14",
+            ".if {lb} == 2 && {grp} == 4",
+            "vpcompressq zmm13 {{k6}} {{z}}, zmm4",
+            "vmovdqu64 zmm4 {{k7}} {{z}}, zmm4",
+            ".endif",
             ".if {grp} == 4",
             "vmovdqu64 zmm6 {{k5}} {{z}}, [{hp} + 192]",
             ".else",
@@ -1016,6 +1047,10 @@ pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, cons
             ".endif",
             "vmovdqa64 zmm4, zmm0",
             "vpshufb zmm4, zmm4, zmm14",
+            ".if {lb} == 2 && {grp} == 1",
+            "vpcompressq zmm13 {{k6}} {{z}}, zmm4",
+            "vmovdqu64 zmm4 {{k7}} {{z}}, zmm4",
+            ".endif",
             "vpxorq zmm4, zmm4, zmm11",
             ".if {grp} == 1",
             "vmovdqu64 zmm6 {{k5}} {{z}}, [{hp} + 0]",
@@ -1030,6 +1065,10 @@ pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, cons
             ".if {grp} > 1",
             "vmovdqa64 zmm4, zmm1",
             "vpshufb zmm4, zmm4, zmm14",
+            ".if {lb} == 2 && {grp} == 2",
+            "vpcompressq zmm13 {{k6}} {{z}}, zmm4",
+            "vmovdqu64 zmm4 {{k7}} {{z}}, zmm4",
+            ".endif",
             ".if {grp} == 2",
             "vmovdqu64 zmm6 {{k5}} {{z}}, [{hp} + 64]",
             ".else",
@@ -1046,6 +1085,10 @@ pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, cons
             ".if {grp} > 2",
             "vmovdqa64 zmm4, zmm2",
             "vpshufb zmm4, zmm4, zmm14",
+            ".if {lb} == 2 && {grp} == 3",
+            "vpcompressq zmm13 {{k6}} {{z}}, zmm4",
+            "vmovdqu64 zmm4 {{k7}} {{z}}, zmm4",
+            ".endif",
             ".if {grp} == 3",
             "vmovdqu64 zmm6 {{k5}} {{z}}, [{hp} + 128]",
             ".else",
@@ -1062,6 +1105,10 @@ pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, cons
             ".if {grp} > 3",
             "vmovdqa64 zmm4, zmm3",
             "vpshufb zmm4, zmm4, zmm14",
+            ".if {lb} == 2 && {grp} == 4",
+            "vpcompressq zmm13 {{k6}} {{z}}, zmm4",
+            "vmovdqu64 zmm4 {{k7}} {{z}}, zmm4",
+            ".endif",
             ".if {grp} == 4",
             "vmovdqu64 zmm6 {{k5}} {{z}}, [{hp} + 192]",
             ".else",
@@ -1086,7 +1133,7 @@ pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, cons
             "vextracti128 xmm12, ymm10, 1",
             "vpxor xmm11, xmm10, xmm12",
             ".endif",
-            ".if {lb}",
+            ".if {lb} == 1",
             "vpxor xmm4, xmm11, [{lp}]",
             "vmovdqu xmm6, [{h1}]",
             "vpclmulqdq xmm8, xmm4, xmm6, 0x00",
@@ -1106,6 +1153,38 @@ pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, cons
             "vpxor xmm11, xmm10, xmm12",
             ".endif",
             "vmovdqu [{st} + 16], xmm11",
+            ".if {lb} == 2",
+            "vpxor xmm4, xmm11, xmm13",
+            "vmovdqu xmm6, [{h1}]",
+            "kmovq k1, [{m} + 56]",
+            "vmovdqu64 xmm6 {{k1}}, [{h1} - 16]",
+            "vpclmulqdq xmm8, xmm4, xmm6, 0x00",
+            "vpclmulqdq xmm10, xmm4, xmm6, 0x11",
+            "vpclmulqdq xmm9, xmm4, xmm6, 0x01",
+            "vpclmulqdq xmm5, xmm4, xmm6, 0x10",
+            "vpxor xmm9, xmm9, xmm5",
+            "vmovdqu xmm4, [{lp}]",
+            "vmovdqu xmm6, [{h1}]",
+            "vpclmulqdq xmm5, xmm4, xmm6, 0x00",
+            "vpxor xmm8, xmm8, xmm5",
+            "vpclmulqdq xmm5, xmm4, xmm6, 0x11",
+            "vpxor xmm10, xmm10, xmm5",
+            "vpclmulqdq xmm5, xmm4, xmm6, 0x01",
+            "vpclmulqdq xmm7, xmm4, xmm6, 0x10",
+            "vpxor xmm5, xmm5, xmm7",
+            "vpxor xmm9, xmm9, xmm5",
+            "vpclmulqdq zmm12, zmm8, [{c} + 384], 0x10",
+            "vpshufd zmm8, zmm8, 0x4e",
+            "vpternlogq zmm9, zmm8, zmm12, 0x96",
+            "vpclmulqdq zmm12, zmm9, [{c} + 384], 0x10",
+            "vpshufd zmm9, zmm9, 0x4e",
+            "vpternlogq zmm10, zmm9, zmm12, 0x96",
+            "vextracti64x4 ymm12, zmm10, 1",
+            "vpxor ymm10, ymm10, ymm12",
+            "vextracti128 xmm12, ymm10, 1",
+            "vpxor xmm11, xmm10, xmm12",
+            "vmovdqu [{lp}], xmm11",
+            ".endif",
             "vzeroupper",
             st = in(reg) st.as_mut_ptr(),
             rk = in(reg) k.rk.as_ptr(),
@@ -1160,6 +1239,8 @@ pub(super) unsafe fn tail<const G: usize, const ENC: usize, const J: usize, cons
             out("k3") _,
             out("k4") _,
             out("k5") _,
+            out("k6") _,
+            out("k7") _,
             options(nostack),
         );
     }
