@@ -50,6 +50,37 @@ fn main() {
         );
     }
     std::fs::write(out.join("panic_wrap.rs"), glue).expect("write panic_wrap.rs");
+
+    if arch == "arm" {
+        generate_arm_neon(&out);
+    }
+}
+
+/// The arm-neon kernels (5.7 MB of `asm!` text, not committed): its generator writes them to
+/// OUT_DIR unchecked (a few seconds); scripts/test.sh runs its interpreter check (`--verify`).
+/// `$PYTHON3` names the interpreter (default `python3`, a build dependency of the package).
+fn generate_arm_neon(out: &Path) {
+    let dir = Path::new("src/backend/arm/neon");
+    for f in ["gen_kernels.py", "neon_prog.py"] {
+        println!("cargo:rerun-if-changed={}", dir.join(f).display());
+    }
+    // The S-box gates are read from the shared circuit.
+    println!("cargo:rerun-if-changed=src/backend/sbox.rs");
+    println!("cargo:rerun-if-env-changed=PYTHON3");
+    let python = std::env::var("PYTHON3").unwrap_or_else(|_| "python3".into());
+    let dest = out.join("arm_neon_kernels.rs");
+    let status = std::process::Command::new(&python)
+        .arg(dir.join("gen_kernels.py"))
+        .arg("--out")
+        .arg(&dest)
+        .status();
+    match status {
+        Ok(s) if s.success() => {}
+        other => panic!(
+            "{python} src/backend/arm/neon/gen_kernels.py --out {}: {other:?}",
+            dest.display()
+        ),
+    }
 }
 
 /// The symbol `lib`'s rlib in the sysroot (of the rustc cargo runs, for the target) calls

@@ -114,8 +114,9 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   done
   if cargo run -q -p header-gen -- --check >"$logdir/header.log" 2>&1; then p=$((p+1)); else f=$((f+1)); cat "$logdir/header.log"; fi
   # Generated kernels must be what their generators make: every src/backend/**/gen_*.py
-  # takes --verify (exit 1 unless the committed file is current; the arm-neon one also
-  # runs its kernels on its interpreter against a reference AES/GHASH).
+  # takes --verify (exit 1 unless the committed file is current; the arm-neon one, whose
+  # output build.rs generates and is not committed, runs its kernels on its interpreter
+  # against a reference AES/GHASH).
   for gen in $(find src/backend -name 'gen_*.py' | sort); do
     log="$logdir/$(echo "${gen#src/backend/}" | tr / -).log"
     if python3 "$gen" --verify >"$log" 2>&1; then p=$((p+1)); else f=$((f+1)); cat "$log"; fi
