@@ -13,12 +13,12 @@ fn main() {
 
     // Any reachable panic links std's default panic hook, and with it the backtrace
     // symbolizer (gimli, addr2line, miniz_oxide, a demangler): about 270 KB of .text, more
-    // than half of the x86_64 library; so does std's out-of-memory hook (Rust 1.89 and
-    // later). core's panic entry calls the `panic_impl` lang item (`rust_begin_unwind`) and
-    // alloc's `handle_alloc_error` calls `__rust_alloc_error_handler`, both by symbol (v0-
-    // mangled since Rust 1.89); `--wrap` points those references at `src/panic.rs`, and
-    // --gc-sections drops std's side. Only the cdylib: the rlib's users (tests) keep std's
-    // reporting.
+    // than half of the x86_64 library; so does std's out-of-memory hook (in rustup's 1.95,
+    // not in Debian's 1.85). core's panic entry calls the `panic_impl` lang item
+    // (`rust_begin_unwind`) and alloc's `handle_alloc_error` calls
+    // `__rust_alloc_error_handler`, both by symbol (v0-mangled in 1.95, plain in 1.85);
+    // `--wrap` points those references at `src/panic.rs`, and --gc-sections drops std's
+    // side. Only the cdylib: the rlib's users (tests) keep std's reporting.
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     let mut glue = String::new();
@@ -35,7 +35,10 @@ fn main() {
             break;
         }
         let Some(sym) = std_symbol(lib, name) else {
-            println!("cargo:warning={name} not found in the sysroot's lib{lib}: std's reporter stays linked (~270 KB)");
+            println!(
+                "cargo:warning={name} not found in the sysroot's lib{lib}: \
+                 std's reporter stays linked (~270 KB)"
+            );
             continue;
         };
         println!("cargo:rustc-cdylib-link-arg=-Wl,--wrap={sym}");
@@ -108,7 +111,7 @@ fn std_symbol(lib: &str, name: &str) -> Option<String> {
     None
 }
 
-/// `_RNvCs<hash>_7___rustc<len>[_]<name>` (v0, Rust 1.89 and later), else `name` itself as
+/// `_RNvCs<hash>_7___rustc<len>[_]<name>` (v0: Rust 1.95), else `name` itself as
 /// a whole word.
 fn find_symbol(bytes: &[u8], name: &str) -> Option<String> {
     let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';

@@ -1,7 +1,8 @@
-//! The shared library's panic and out-of-memory handlers. A panic here is a bug (the release profile aborts
-//! on one anyway); std's reporter would print the message and a backtrace, and links
-//! about 270 KB of symbolizer for it. `build.rs` points core's panic entry at this function
-//! in the cdylib only (`docs/footprint.md`): it names the source location and aborts.
+//! The shared library's panic and out-of-memory handlers. A panic here is a bug (the
+//! release profile aborts on one anyway); std's reporter would print the message and a
+//! backtrace, and links about 270 KB of symbolizer for it. `build.rs` points core's panic
+//! entry and alloc's out-of-memory call at these functions in the cdylib only
+//! (`docs/footprint.md`): they name what happened and abort.
 
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) fn on_panic(info: &core::panic::PanicInfo<'_>) -> ! {
