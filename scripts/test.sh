@@ -98,6 +98,23 @@ plain_counts() {
 
 step() { printf '\n=== %s\n' "$*"; }
 
+# The .text budget of libstitchgcm.so, KiB (issue 30; docs/footprint.md, "Code size"). The
+# issue's budget is 450 on every target; aarch64 and armv7 are held at the size reached so
+# far (docs/footprint.md lists the remaining steps), so that nothing grows back meanwhile.
+declare -A TEXT_BUDGET_KB=([x86_64]=450 [aarch64]=615 [armv7]=645)
+# text_budget TARGET LIB: records a row, passed when LIB's .text is within the budget.
+text_budget() {
+  local bytes kb=${TEXT_BUDGET_KB[$1]}
+  bytes=$(size -A "$2" 2>/dev/null | awk '$1 == ".text" {print $2}')
+  if [ -n "$bytes" ] && [ "$bytes" -le $((kb * 1024)) ]; then
+    echo "$1: libstitchgcm.so .text $((bytes / 1024)) KiB (budget $kb KiB)"
+    record "$1" - all ".text budget" 1 0
+  else
+    echo "$1: libstitchgcm.so .text $(( ${bytes:-0} / 1024 )) KiB: over the budget of $kb KiB (docs/footprint.md)"
+    record "$1" - all ".text budget" 0 1
+  fi
+}
+
 # ---------------------------------------------------------------- lint
 if [ -z "$only" ] || [ "$only" = native ]; then
   step "lint"
@@ -114,8 +131,9 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   done
   if cargo run -q -p header-gen -- --check >"$logdir/header.log" 2>&1; then p=$((p+1)); else f=$((f+1)); cat "$logdir/header.log"; fi
   # Generated kernels must be what their generators make: every src/backend/**/gen_*.py
-  # takes --verify (exit 1 unless the committed file is current; the arm-neon one also
-  # runs its kernels on its interpreter against a reference AES/GHASH).
+  # takes --verify (exit 1 unless the committed file is current; the arm-neon one, whose
+  # output build.rs generates and is not committed, runs its kernels on its interpreter
+  # against a reference AES/GHASH).
   for gen in $(find src/backend -name 'gen_*.py' | sort); do
     log="$logdir/$(echo "${gen#src/backend/}" | tr / -).log"
     if python3 "$gen" --verify >"$log" 2>&1; then p=$((p+1)); else f=$((f+1)); cat "$log"; fi
@@ -176,6 +194,7 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   if sh debian/symbols-current.sh target/release/libstitchgcm.so target/release/libstitchgcm-gcrypt.so \
        >"$log" 2>&1; then record "$host" native all "Debian symbols files" 2 0
   else record "$host" native all "Debian symbols files" 0 1; cat "$log"; fi
+  [ -z "${TEXT_BUDGET_KB[$host]:-}" ] || text_budget "$host" target/release/libstitchgcm.so
 
   # Constant time (scripts/ctgrind.sh: valgrind with secrets marked undefined for the
   # backends valgrind runs, a static taint check of the kernels for x86_64-vaes, controls
@@ -254,6 +273,7 @@ for line in open(sys.argv[1]):
     if m.get("reason") == "compiler-artifact" and m.get("profile", {}).get("test") and m.get("executable"):
         print(m["executable"])' "$blog.json" | sort -u)
   local rel=$tdir/$triple/release
+  text_budget "$short" "$rel/libstitchgcm.so"
   # The C ABI tests, cross-compiled against the cross-built shared library.
   local cbin=$logdir/$short-c
   mkdir -p "$cbin"

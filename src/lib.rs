@@ -20,6 +20,7 @@ pub mod cpu;
 mod error;
 pub mod ffi;
 pub mod gcm;
+mod panic;
 mod secret;
 mod valgrind;
 
