@@ -549,10 +549,8 @@ for _t in range(1, 9):
                     f'GHASH from zero of {_t} block(s), aggregated, one reduction', 'short'))
 # Data blocks of the single-pass message kernels: up to five (six lanes with J0, the
 # vector-permute limit above); opening an empty message is sealing it.
-# AES-192 has none (TLS uses 128 and 256; 133 KB of .text, docs/footprint.md): its short
-# messages take the eight-lane path (short.rs).
 MSG_BLOCKS = 5
-for _r, _bits in ((10, 128), (14, 256)):
+for _r, _bits in ((10, 128), (12, 192), (14, 256)):
     for _d in ('seal', 'open'):
         for _n in range(0 if _d == 'seal' else 1, MSG_BLOCKS + 1):
             KERNELS.append((f'kernel_{_d}{_n}_aes{_bits}',

@@ -134,10 +134,9 @@ pub(super) struct Out(pub(super) Q, pub(super) Q);
 type MsgKernel =
     unsafe extern "C" fn(*const NeonKey, *const u8, *const u8, *mut u8, Q, Q, Q, Q) -> Out;
 
-/// The message kernels by direction (seal, open), key size (128, 256: AES-192 has none,
-/// see `short.rs`) and data blocks (an empty message is sealed either way), picked by
-/// index like `VPERM_KERNELS`.
-pub(super) static MSG_KERNELS: [[[MsgKernel; kernels::MSG_BLOCKS + 1]; 2]; 2] = {
+/// The message kernels by direction (seal, open), key size and data blocks (an empty
+/// message is sealed either way), picked by index like `VPERM_KERNELS`.
+pub(super) static MSG_KERNELS: [[[MsgKernel; kernels::MSG_BLOCKS + 1]; 3]; 2] = {
     use kernels::*;
     [
         [
@@ -148,6 +147,14 @@ pub(super) static MSG_KERNELS: [[[MsgKernel; kernels::MSG_BLOCKS + 1]; 2]; 2] = 
                 kernel_seal3_aes128,
                 kernel_seal4_aes128,
                 kernel_seal5_aes128,
+            ],
+            [
+                kernel_seal0_aes192,
+                kernel_seal1_aes192,
+                kernel_seal2_aes192,
+                kernel_seal3_aes192,
+                kernel_seal4_aes192,
+                kernel_seal5_aes192,
             ],
             [
                 kernel_seal0_aes256,
@@ -166,6 +173,14 @@ pub(super) static MSG_KERNELS: [[[MsgKernel; kernels::MSG_BLOCKS + 1]; 2]; 2] = 
                 kernel_open3_aes128,
                 kernel_open4_aes128,
                 kernel_open5_aes128,
+            ],
+            [
+                kernel_seal0_aes192,
+                kernel_open1_aes192,
+                kernel_open2_aes192,
+                kernel_open3_aes192,
+                kernel_open4_aes192,
+                kernel_open5_aes192,
             ],
             [
                 kernel_seal0_aes256,

@@ -11,9 +11,8 @@
 //! The kernels take one block X of AAD, multiplied by H^(n+2) for n data blocks. More
 //! AAD is folded into it: for AAD blocks A1..Aa, X = GHASH(A1..A(a-1)) + Aa (one GHASH
 //! kernel call over the whole blocks where they are), since X·H^(n+2) is then the AAD's
-//! share of the tag's GHASH. Longer messages (up to seven blocks), and AES-192 ones (no
-//! message kernels: 133 KB of .text for a key size TLS does not use, `docs/footprint.md`),
-//! run the eight-lane bit-sliced AES and one GHASH kernel over blocks assembled in a buffer.
+//! share of the tag's GHASH. Longer messages (up to seven blocks) run the eight-lane
+//! bit-sliced AES and one GHASH kernel over blocks assembled in a buffer.
 //!
 //! Opening writes the plaintext to a stack buffer, compares the tag, and only then copies
 //! it out; the buffer is wiped. The branches depend on lengths (public) and on the outcome
@@ -208,8 +207,7 @@ impl NeonKey {
         let n = len.div_ceil(16);
         // First, while the key is still where it came in (the static constant-time check
         // follows the key size to the table index from there).
-        debug_assert!(self.rounds != 12);
-        let f = MSG_KERNELS[usize::from(open)][(self.rounds as usize - 10) / 4][n];
+        let f = MSG_KERNELS[usize::from(open)][(self.rounds as usize - 10) / 2][n];
         let left = len + 16 - 16 * n.max(1);
         let x = self.aad_block(aad);
         let lens = [aad.len() as u64 * 8, len as u64 * 8];
@@ -246,8 +244,7 @@ impl NeonKey {
         len: usize,
     ) -> [u8; 16] {
         let n = len.div_ceil(16);
-        // AES-192 has no message kernels (the key size is public).
-        if n > MSG_BLOCKS || self.rounds == 12 {
+        if n > MSG_BLOCKS {
             // SAFETY: forwarded contract.
             return unsafe { self.short(enc, j0, aad, src, dst, len, None).0 };
         }
@@ -275,7 +272,7 @@ impl NeonKey {
         tag: &[u8],
     ) -> bool {
         let n = len.div_ceil(16);
-        if n > MSG_BLOCKS || self.rounds == 12 {
+        if n > MSG_BLOCKS {
             // SAFETY: forwarded contract.
             return unsafe { self.short(false, j0, aad, src, dst, len, Some(tag)).1 };
         }
