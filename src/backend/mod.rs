@@ -327,11 +327,12 @@ pub(crate) trait Backend {
     /// [`Backend::crypt_message`] for callers that keep nothing of the message afterwards
     /// (the keyed one-shot seal, nettle's first data call): the full tag only, no state to
     /// go on from, so a backend may run the partial and the lengths block in the same pass
-    /// as the whole blocks. The default is `crypt_message`.
+    /// as the whole blocks. The default is `crypt_message` (inlined: no call level more).
     ///
     /// # Safety
     /// As for [`Backend::crypt_message`].
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     unsafe fn crypt_whole(
         m: &Material,
         dir: Direction,
