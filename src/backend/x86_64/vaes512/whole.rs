@@ -1,0 +1,214 @@
+//! Whole messages in one pass on `x86_64-vaes512` (`crypt_whole` and `crypt_message`):
+//! the AAD's GHASH, the stitched loop for all but the last 1..=16 blocks, then one masked
+//! tail (`zmm::tail`) with the partial last block under byte masks, E(K, J0) as one more
+//! lane and the lengths block absorbed — where the generic path (`backend/whole.rs`) runs
+//! the partial block's keystream and the lengths block as calls of their own, each a
+//! latency chain behind the last.
+
+use super::zmm;
+use super::{select, X86Vaes512, WIDE};
+use crate::backend::short::first_counter;
+use crate::backend::x86_64::common::{bswap_mask, ctr_to_native, load, store, XKey};
+use crate::backend::{Backend, Direction, Material};
+use crate::secret::wipe_block;
+use core::arch::x86_64::*;
+
+/// `crypt_whole`: a message after its AAD's GHASH in one pass — the stitched loop for all
+/// but the last 1..=16 blocks, then the masked tail for those (the partial last one under
+/// byte masks), E(K, J0) as one more lane and the lengths block absorbed at the end. An
+/// empty message takes the generic path.
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+pub(super) unsafe fn whole(
+    m: &Material,
+    dir: Direction,
+    j0: &[u8; 16],
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) -> [u8; 16] {
+    // SAFETY: the caller's contract (`src`/`dst` hold `len` bytes); features enabled.
+    unsafe {
+        if len == 0 {
+            let mut y = [0u8; 16];
+            let tag =
+                crate::backend::whole::crypt::<X86Vaes512>(m, dir, j0, aad, src, dst, len, &mut y);
+            wipe_block(&mut y);
+            return tag;
+        }
+        one_pass::<1>(m, dir, j0, aad, src, dst, len).finish(None)
+    }
+}
+
+/// `crypt_message`: as [`whole`], but the tail's GHASH stops at the whole blocks (the
+/// state `y` a streaming message goes on from) and the tag multiplies that state with the
+/// partial block and the lengths block once more, in the same pass. Messages whose tail
+/// would hold no whole block (1..=15 bytes past a multiple of 256) take the generic path.
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn message(
+    m: &Material,
+    dir: Direction,
+    j0: &[u8; 16],
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    y: &mut [u8; 16],
+) -> [u8; 16] {
+    // SAFETY: the caller's contract (`src`/`dst` hold `len` bytes); features enabled.
+    unsafe {
+        if len < 16 || tail_bytes(len) < 16 {
+            return crate::backend::whole::crypt::<X86Vaes512>(m, dir, j0, aad, src, dst, len, y);
+        }
+        one_pass::<2>(m, dir, j0, aad, src, dst, len).finish(Some(y))
+    }
+}
+
+/// The pass of [`whole`] and [`message`] (`LB` as for `zmm::tail`), its state left in the
+/// returned `Whole`. The secrets of the message (GHASH state, E(K, J0)) stay there,
+/// written and read by out-of-line callees only, so that the frame this is inlined into
+/// holds nothing but the public values it spills (what ct-static's per-frame view of the
+/// stack can follow).
+#[inline]
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn one_pass<const LB: usize>(
+    m: &Material,
+    dir: Direction,
+    j0: &[u8; 16],
+    aad: &[u8],
+    mut src: *const u8,
+    mut dst: *mut u8,
+    len: usize,
+) -> Whole {
+    // SAFETY: the caller's contract (`src`/`dst` hold `len` bytes, len ≥ 1, and at least
+    // one whole block in the tail with `LB` = 2); features enabled in the callers.
+    unsafe {
+        let k: &XKey = m.view();
+        let mut w = Whole {
+            st: [_mm_setzero_si128(); 2],
+            y: [0; 16],
+            mask: *j0,
+            lengths: [0; 16],
+        };
+        X86Vaes512::ghash_bytes(m, &mut w.y, aad.as_ptr(), aad.len());
+        w.start(j0, aad.len(), len);
+        // Whole iterations, leaving 1..=16 blocks (not 0) to the tail.
+        let iterations = (len.div_ceil(16) - 1) / WIDE;
+        if iterations > 0 {
+            match dir {
+                Direction::Encrypt => wide::<true>(k, &mut w, src, dst, iterations),
+                Direction::Decrypt => wide::<false>(k, &mut w, src, dst, iterations),
+            }
+            src = src.add(16 * WIDE * iterations);
+            dst = dst.add(16 * WIDE * iterations);
+        }
+        let rest = tail_bytes(len);
+        match dir {
+            Direction::Encrypt => last::<1, LB>(k, &mut w, src, dst, rest),
+            Direction::Decrypt => last::<0, LB>(k, &mut w, src, dst, rest),
+        }
+        w
+    }
+}
+
+/// The bytes [`one_pass`] leaves to the tail of a message of `len` ≥ 1 bytes: 1..=256, what
+/// remains after the whole iterations that leave at least one block.
+fn tail_bytes(len: usize) -> usize {
+    len - 16 * WIDE * ((len.div_ceil(16) - 1) / WIDE)
+}
+
+/// The message state of [`one_pass`]: the native counter and the POLYVAL-domain GHASH
+/// state (as the 512-bit pass keeps them), GHASH of the AAD, E(K, J0) (J0 until the tail
+/// encrypts it in place) and the lengths block (with `LB` = 2, then the tag's state).
+#[repr(C)]
+struct Whole {
+    st: [__m128i; 2],
+    y: [u8; 16],
+    mask: [u8; 16],
+    lengths: [u8; 16],
+}
+
+impl Whole {
+    /// The first counter and the state after the AAD, in the pass's forms; the lengths
+    /// block in the POLYVAL domain (byte-reversed).
+    #[inline(never)]
+    #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+    unsafe fn start(&mut self, j0: &[u8; 16], aad_len: usize, len: usize) {
+        // SAFETY: features enabled; the fields are 16-byte blocks.
+        unsafe {
+            self.st[0] = ctr_to_native(&first_counter(j0));
+            self.st[1] = _mm_shuffle_epi8(load(self.y.as_ptr()), bswap_mask());
+            let l = _mm_set_epi64x((aad_len as i64) << 3, (len as i64) << 3);
+            store(self.lengths.as_mut_ptr(), l);
+        }
+    }
+
+    /// The tag, masked with E(K, J0): from the state in `st` (`LB` = 1, `y` None), or from
+    /// the one over `lengths` with the whole blocks' state given to `y` (`LB` = 2); the
+    /// secrets wiped.
+    #[inline(never)]
+    #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+    unsafe fn finish(&mut self, y: Option<&mut [u8; 16]>) -> [u8; 16] {
+        // SAFETY: features enabled; the fields are 16-byte blocks.
+        unsafe {
+            let bs = bswap_mask();
+            let state = match y {
+                Some(y) => {
+                    store(y.as_mut_ptr(), _mm_shuffle_epi8(self.st[1], bs));
+                    load(self.lengths.as_ptr())
+                }
+                None => self.st[1],
+            };
+            let t = _mm_xor_si128(_mm_shuffle_epi8(state, bs), load(self.mask.as_ptr()));
+            let mut tag = [0u8; 16];
+            store(tag.as_mut_ptr(), t);
+            crate::secret::wipe_bytes(&mut *(self.st.as_mut_ptr() as *mut [u8; 32]));
+            wipe_block(&mut self.y);
+            wipe_block(&mut self.mask);
+            wipe_block(&mut self.lengths);
+            tag
+        }
+    }
+}
+
+/// The whole iterations of [`one_pass`] on its state (out of line, as [`last`]).
+#[inline(never)]
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn wide<const ENC: bool>(
+    k: &XKey,
+    w: &mut Whole,
+    src: *const u8,
+    dst: *mut u8,
+    iterations: usize,
+) {
+    let [c, acc] = &mut w.st;
+    // SAFETY: `src`/`dst` hold 256·iterations bytes (caller's contract).
+    unsafe { select::<ENC>(k.rounds)(k, c, acc, src, dst, iterations) }
+}
+
+/// The end of [`one_pass`]: the tail of `rest` bytes (1..=256) with E(K, J0) and the
+/// lengths block, compiled per register count, direction and `LB`.
+#[inline(never)]
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn last<const ENC: usize, const LB: usize>(
+    k: &XKey,
+    w: &mut Whole,
+    src: *const u8,
+    dst: *mut u8,
+    rest: usize,
+) {
+    // SAFETY: `src`/`dst` hold `rest` bytes, 1 ≤ rest ≤ 256 (16 ≤ rest with `LB` = 2:
+    // caller's contract); G is ⌈rest/64⌉ in each arm; `st` is the 32 bytes of the two
+    // blocks.
+    unsafe {
+        let st = &mut *(w.st.as_mut_ptr() as *mut [u8; 32]);
+        let (j, lp) = (w.mask.as_mut_ptr(), w.lengths.as_mut_ptr());
+        match rest.div_ceil(64) {
+            1 => zmm::tail::<1, ENC, 1, LB>(k, st, src, dst, rest, j, lp),
+            2 => zmm::tail::<2, ENC, 1, LB>(k, st, src, dst, rest, j, lp),
+            3 => zmm::tail::<3, ENC, 1, LB>(k, st, src, dst, rest, j, lp),
+            _ => zmm::tail::<4, ENC, 1, LB>(k, st, src, dst, rest, j, lp),
+        }
+    }
+}
