@@ -110,10 +110,16 @@ impl Core {
     /// alone, so the verdict is public.
     #[inline(always)]
     fn counter_at_start(&self) -> bool {
-        let (j, c) = (u128::from_be_bytes(self.j0), u128::from_be_bytes(self.ctr));
-        let next = (j & !0xffff_ffff) | u128::from((j as u32).wrapping_add(1));
-        let d = next ^ c;
-        crate::secret::is_zero_public(d as u64 | (d >> 64) as u64)
+        // The first 12 bytes equal, the last four one more (big-endian): no byte swap of
+        // the whole block.
+        let word =
+            |b: &[u8; 16], i: usize| u32::from_ne_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
+        let head = |b: &[u8; 16]| u64::from_ne_bytes(b[..8].try_into().unwrap());
+        let last = |b: &[u8; 16]| u32::from_be_bytes(b[12..].try_into().unwrap());
+        let d = (head(&self.j0) ^ head(&self.ctr))
+            | u64::from(word(&self.j0, 2) ^ word(&self.ctr, 2))
+            | u64::from(last(&self.j0).wrapping_add(1) ^ last(&self.ctr));
+        crate::secret::is_zero_public(d)
     }
 }
 
