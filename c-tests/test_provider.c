@@ -11,7 +11,8 @@
  *     directions, truncated tags, a flipped tag bit, EVP_CIPHER_CTX_copy mid-message;
  *  3. the TLS 1.2 record calls (tlsivfixed, tlsaad, in-place records) across providers.
  *
- * usage: test_provider MODULE.so [EVP_DATA.txt ...]   (STITCHGCM_PROV_SEED, _ROUNDS)
+ * usage: test_provider MODULE.so [EVP_DATA.txt ...]   (STITCHGCM_PROV_SEED, _ROUNDS; _CONF:
+ * an openssl.cnf that activates the provider instead of loading MODULE.so)
  * Prints "N passed, M failed"; fails when no GCM case was found in the files given.
  */
 #define _DEFAULT_SOURCE /* realpath */
@@ -522,22 +523,32 @@ int main(int argc, char **argv)
     if (rng_state == 0)
         rng_state = 1;
     libctx = OSSL_LIB_CTX_new();
-    /* a module path (OpenSSL takes a relative one as relative to its modules directory) */
-    char *module = realpath(argv[1], NULL);
-    OSSL_PROVIDER *prov = module ? OSSL_PROVIDER_load(libctx, module) : NULL;
-    free(module);
-    OSSL_PROVIDER *dflt = OSSL_PROVIDER_load(libctx, "default");
-    CHECK(prov != NULL && dflt != NULL, "load %s and the default provider", argv[1]);
-    if (prov == NULL || dflt == NULL) {
-        ERR_print_errors_fp(stderr);
-        printf("%d passed, %d failed\n", passed, failed);
-        return 1;
+    /* With STITCHGCM_PROV_CONF, an openssl.cnf that activates the provider and prefers it
+     * (docs/openssl-provider.md): a fetch without properties must then give stitchgcm's. */
+    const char *conf = getenv("STITCHGCM_PROV_CONF");
+    OSSL_PROVIDER *prov = NULL, *dflt = NULL;
+    if (conf != NULL) {
+        CHECK(OSSL_LIB_CTX_load_config(libctx, conf), "load %s", conf);
+    } else {
+        /* a module path (OpenSSL takes a relative one as relative to its modules directory) */
+        char *module = realpath(argv[1], NULL);
+        prov = module ? OSSL_PROVIDER_load(libctx, module) : NULL;
+        free(module);
+        dflt = OSSL_PROVIDER_load(libctx, "default");
+        CHECK(prov != NULL && dflt != NULL, "load %s and the default provider", argv[1]);
+        if (prov == NULL || dflt == NULL) {
+            printf("%d passed, %d failed\n", passed, failed);
+            return 1;
+        }
     }
     static const char *names[3] = {"AES-128-GCM", "AES-192-GCM", "AES-256-GCM"};
     for (int i = 0; i < 3; i++) {
-        ours[i] = EVP_CIPHER_fetch(libctx, names[i], "provider=stitchgcm");
+        ours[i] = EVP_CIPHER_fetch(libctx, names[i], conf ? NULL : "provider=stitchgcm");
         theirs[i] = EVP_CIPHER_fetch(libctx, names[i], "provider=default");
-        CHECK(ours[i] && theirs[i] && EVP_CIPHER_get0_provider(ours[i]) == prov, "fetch %s", names[i]);
+        const OSSL_PROVIDER *from = ours[i] ? EVP_CIPHER_get0_provider(ours[i]) : NULL;
+        CHECK(ours[i] && theirs[i] &&
+                  (conf ? strcmp(OSSL_PROVIDER_get0_name(from), "stitchgcm") == 0 : from == prov),
+              "fetch %s%s", names[i], conf ? " without properties, configured" : "");
         if (!ours[i] || !theirs[i]) {
             printf("%d passed, %d failed\n", passed, failed);
             return 1;
@@ -550,7 +561,7 @@ int main(int argc, char **argv)
     const char *impl = NULL;
     OSSL_PARAM pp[2] = {OSSL_PARAM_construct_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, (char **)&impl, 0),
                         OSSL_PARAM_END};
-    if (OSSL_PROVIDER_get_params(prov, pp) && impl)
+    if (OSSL_PROVIDER_get_params((OSSL_PROVIDER *)EVP_CIPHER_get0_provider(ours[0]), pp) && impl)
         printf("provider stitchgcm, backend %s\n", impl);
 
     int before = passed + failed;
@@ -568,8 +579,10 @@ int main(int argc, char **argv)
         EVP_CIPHER_free(ours[i]);
         EVP_CIPHER_free(theirs[i]);
     }
-    OSSL_PROVIDER_unload(prov);
-    OSSL_PROVIDER_unload(dflt);
+    if (prov != NULL)
+        OSSL_PROVIDER_unload(prov);
+    if (dflt != NULL)
+        OSSL_PROVIDER_unload(dflt);
     OSSL_LIB_CTX_free(libctx);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
