@@ -284,6 +284,19 @@ sgcm_error_t sgcm_cipher_checktag(sgcm_cipher_hd_t h, const void *tag, size_t ta
 sgcm_error_t sgcm_cipher_reset(sgcm_cipher_hd_t h);
 
 /**
+ * Opens a copy of handle `src`: its key and the message in progress (IV, AAD and data so
+ * far), so that both go on independently from there (what OpenSSL's `EVP_CIPHER_CTX_copy`
+ * and a provider's `dupctx` need). On failure `*dst` is set to NULL (when `dst` is not
+ * NULL). Checked in this order: `dst` NULL or `src` not an open handle (`INV_ARG`), `src`
+ * an RFC 4106 handle (`INV_CIPHER_MODE`: not copied yet). Closing either handle wipes only
+ * its own copy.
+ *
+ * # Safety
+ * `dst` is NULL or valid for writing one pointer; `src` is an open handle.
+ */
+sgcm_error_t sgcm_cipher_copy(sgcm_cipher_hd_t *dst, sgcm_cipher_hd_t src);
+
+/**
  * A static English description of an error code (never NULL).
  */
 const char *sgcm_strerror(sgcm_error_t err);

@@ -31,7 +31,8 @@
 #     each by the release's package name (libnettle8 / libnettle8t64, libssl3 / libssl3t64);
 #   - valgrind (native), and Debian's arm64/armhf valgrind as qemu sysroots for the
 #     constant-time check of the ARM backends;
-#   - the NIST CAVP GCM vectors from the cryptography-vectors wheel (PyPI);
+#   - the NIST CAVP GCM vectors from the cryptography-vectors wheel (PyPI), and OpenSSL's
+#     evp_test data (evpciph_aes_common.txt) from Debian's OpenSSL source tarball;
 #   - cargo-fuzz (crates.io) for the fuzz targets, run with rustup's nightly toolchain.
 set -euo pipefail
 
@@ -346,5 +347,29 @@ if ! ls "$cavp"/gcmDecrypt256.rsp >/dev/null 2>&1; then
     'cryptography_vectors/ciphers/AES/GCM/gcmEncryptExtIV*.rsp' \
     'cryptography_vectors/ciphers/AES/GCM/gcmDecrypt*.rsp' -d "$cavp"
   rm -rf "$tmp"
+fi
+# OpenSSL's own evp_test data for the provider's test (c-tests/test_provider.c): OpenSSL 3.0
+# keeps its GCM cases in evpciph_aes_common.txt. Taken from Debian's source tarball of
+# OpenSSL (bookworm's 3.0 series; the pool keeps it), checked against its SHA-256; only that
+# file is kept. Third-party data: never committed (.vectors/ is ignored).
+OPENSSL_TESTS_VERSION=3.0.20
+OPENSSL_TESTS_SHA256=c80a01dfc70ece4dc21168932c37739042d404d46ccc81a5986dd75314ecda6f
+ossl_data="$top/.vectors/openssl"
+if [ ! -s "$ossl_data/evpciph_aes_common.txt" ]; then
+  log "fetching OpenSSL $OPENSSL_TESTS_VERSION's evp_test data (Debian source tarball, 15 MB)"
+  mkdir -p "$ossl_data"
+  python3 - "$OPENSSL_TESTS_VERSION" "$OPENSSL_TESTS_SHA256" "$ossl_data" <<'PY'
+import hashlib, io, sys, tarfile, urllib.request
+version, sha256, dest = sys.argv[1:4]
+url = f"http://deb.debian.org/debian/pool/main/o/openssl/openssl_{version}.orig.tar.gz"
+data = urllib.request.urlopen(url, timeout=300).read()
+if hashlib.sha256(data).hexdigest() != sha256:
+    sys.exit(f"deps.sh: {url}: SHA-256 mismatch")
+name = f"openssl-{version}/test/recipes/30-test_evp_data/evpciph_aes_common.txt"
+with tarfile.open(fileobj=io.BytesIO(data)) as t:
+    text = t.extractfile(name).read()
+open(f"{dest}/evpciph_aes_common.txt", "wb").write(text)
+open(f"{dest}/VERSION", "w").write(f"{version} {url}\n")
+PY
 fi
 log "ok"

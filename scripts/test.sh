@@ -18,7 +18,9 @@
 #   - the ARM models as structure checks (scripts/model-arm.sh: the kernel loops, and the
 #     whole-call model with --whole-call --check for aarch64 and armv7);
 #   - the libgcrypt interposer (scripts/test-gcrypt.sh): x86_64, and under qemu on every ARM
-#     CPU above with Debian's arm64/armhf libgcrypt.
+#     CPU above with Debian's arm64/armhf libgcrypt;
+#   - the OpenSSL provider (scripts/test-openssl-provider.sh): evp_test's GCM cases, the
+#     differential run against OpenSSL's default provider, TLS loopback (native only so far).
 # and prints a table: target × CPU model × backend → passed/failed.
 # On an arm64 or armhf host (Debian 12) the native part runs natively there -- lint, every
 # backend that CPU runs, the C tests, both drop-ins against the host's own libnettle and
@@ -187,6 +189,17 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   bash scripts/test-gcrypt.sh native >"$log" 2>&1; rc=$?
   read -r p f < <(plain_counts "$log" $rc)
   record "$host" native all "libgcrypt ABI (C)" $p $f
+  [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
+
+  # OpenSSL provider (provider/stitchgcm.so): OpenSSL's evp_test GCM cases, differential
+  # against the default provider, TLS 1.2 records, s_server/s_client TLS 1.2 and 1.3 loopback
+  # with the provider configured on either or both peers (scripts/test-openssl-provider.sh,
+  # a few seconds).
+  step "OpenSSL provider"
+  log="$logdir/openssl-provider.log"
+  bash scripts/test-openssl-provider.sh build >"$log" 2>&1; rc=$?
+  read -r p f < <(plain_counts "$log" $rc)
+  record "$host" native "${backends[0]}*" "OpenSSL provider" $p $f
   [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
 
   # debian/*.symbols list exactly what the two libraries export (names and versions).
