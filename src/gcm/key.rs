@@ -76,7 +76,15 @@ impl Key {
     /// Whether the stored backend id names a backend of this build (a check on keys found
     /// in caller-owned memory; the CPU was checked when the key was set up).
     pub(crate) fn is_usable(&self) -> bool {
-        BackendId::from_u8(self.backend).is_some() && matches!(self.key_len, 16 | 24 | 32)
+        BackendId::from_u8(self.backend).is_some() && self.has_aes_len()
+    }
+
+    /// Whether the stored key length is an AES key's: what bounds every round count and
+    /// schedule read made from it. (The backend id needs no check for memory safety: an
+    /// id no backend has dispatches to `soft`, whose material view checks its size.)
+    #[inline(always)]
+    pub(crate) fn has_aes_len(&self) -> bool {
+        matches!(self.key_len, 16 | 24 | 32)
     }
 
     pub fn backend(&self) -> BackendId {

@@ -78,7 +78,7 @@ pub unsafe extern "C" fn nettle_gcm_update(
 ) {
     let op = Update { len: length, data };
     // SAFETY: nettle's contract for the arguments.
-    unsafe { ghash_call("nettle_gcm_update", ctx as *mut u8, key as *const u8, op) }
+    unsafe { ghash_call("nettle_gcm_update", ctx as *mut u8, 0, key as *const u8, op) }
 }
 
 /// `void gcm_encrypt(struct gcm_ctx *ctx, const struct gcm_key *key, const void *cipher,
@@ -219,10 +219,7 @@ macro_rules! aes_variant {
             // GHASH only, which our key does with the set-key-time H whatever the
             // cipher context holds now: no schedule check.
             // SAFETY: as above.
-            unsafe {
-                let gcm = if ctx.is_null() { ctx } else { ctx.add(GCM_CTX_OFFSET) };
-                ghash_call(stringify!($update), gcm, ctx, Update { len: length, data })
-            }
+            unsafe { ghash_call(stringify!($update), ctx, GCM_CTX_OFFSET, ctx, Update { len: length, data }) }
         }
 
         #[doc = concat!("`void ", stringify!($encrypt), "(ctx, size_t length, uint8_t *dst, const uint8_t *src)`")]

@@ -69,8 +69,8 @@ struct Header {
     /// The address of `nettle_aes{128,192,256}_encrypt` for `aes_len` (0 if the process
     /// has none): a call naming it needs no search through nettle's AES functions.
     aes_fn: usize,
-    /// The first and the last round key of the AES schedule: ties our expanded key to
-    /// the nettle schedule it was made from.
+    /// The first two round keys of the AES schedule (they hold the raw key): tie our
+    /// expanded key to the nettle schedule it was made from.
     fingerprint: [u8; 32],
     /// GHASH keyed with H = f(0) as computed at set-key time (the generic path).
     ghash: GhashTable,
@@ -180,18 +180,12 @@ unsafe fn recognise(cipher: *const c_void, f: nettle_cipher_func) -> Option<AesV
     None
 }
 
-fn rounds(key_len: usize) -> usize {
-    key_len / 4 + 6
-}
-
+/// The first two round keys of the schedule at `v`, which begin with the raw key (all of
+/// it for AES-128 in the first, for AES-192 and AES-256 in the two).
 unsafe fn fingerprint(v: AesView) -> [u8; 32] {
     let mut fp = [0u8; 32];
-    let last = 16 * rounds(v.key_len);
-    // SAFETY: a nettle schedule of `key_len` holds 16 * (rounds + 1) ≥ 176 bytes.
-    unsafe {
-        core::ptr::copy_nonoverlapping(v.schedule, fp.as_mut_ptr(), 16);
-        core::ptr::copy_nonoverlapping(v.schedule.add(last), fp.as_mut_ptr().add(16), 16);
-    }
+    // SAFETY: a nettle schedule holds at least 11 round keys.
+    unsafe { core::ptr::copy_nonoverlapping(v.schedule, fp.as_mut_ptr(), 32) };
     fp
 }
 
@@ -204,21 +198,22 @@ unsafe fn raw_key(v: AesView) -> [u8; 32] {
 }
 
 /// Whether the schedule at `v` carries fingerprint `fp`, compared in constant time a word
-/// at a time. This runs on every call, so it is short: the first round key (the start of
-/// the raw key) and the last one (which depends on all of it), four 64-bit words, enough
-/// to tell a schedule that set-key or a re-key by nettle's functions wrote.
+/// at a time. This runs on every call, so it is short: the round keys that hold the raw
+/// key (the first for AES-128, the first two otherwise). A schedule is its key's
+/// expansion, so they tell exactly whether set-key or a re-key by nettle's functions wrote
+/// it, and they are contiguous: no address arithmetic on the key size.
 #[inline(always)]
 unsafe fn fingerprint_matches(v: AesView, fp: &[u8; 32]) -> bool {
     let word = |p: *const u8, i: usize| {
-        // SAFETY: callers pass offsets inside the schedule (see `fingerprint`).
+        // SAFETY: callers pass offsets inside the first two round keys.
         unsafe { (p.add(8 * i) as *const u64).read_unaligned() }
     };
-    // SAFETY: the last round key lies inside the schedule.
-    let tail = unsafe { v.schedule.add(16 * rounds(v.key_len)) };
-    let diff = (word(v.schedule, 0) ^ word(fp.as_ptr(), 0))
-        | (word(v.schedule, 1) ^ word(fp.as_ptr(), 1))
-        | (word(tail, 0) ^ word(fp.as_ptr(), 2))
-        | (word(tail, 1) ^ word(fp.as_ptr(), 3));
+    let mut diff = (word(v.schedule, 0) ^ word(fp.as_ptr(), 0))
+        | (word(v.schedule, 1) ^ word(fp.as_ptr(), 1));
+    if v.key_len != 16 {
+        diff |= (word(v.schedule, 2) ^ word(fp.as_ptr(), 2))
+            | (word(v.schedule, 3) ^ word(fp.as_ptr(), 3));
+    }
     // Whether the caller re-keyed `cipher` is public (declassified for the ctgrind check).
     crate::secret::is_zero_public(diff)
 }

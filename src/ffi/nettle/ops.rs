@@ -208,9 +208,11 @@ unsafe fn fused_in_place<'a>(gk: *const u8) -> Option<(&'a Header, &'a Key)> {
         return None;
     }
     // SAFETY: `off` is 16-byte aligned and leaves room for the key (const-asserted), and
-    // `Key` is plain data (any bit pattern is a value; `is_usable` rejects nonsense ids).
+    // `Key` is plain data (any bit pattern is a value). Where our set-key put it, behind
+    // our magic, the key is ours unless the caller scribbled on its struct; then only the
+    // length matters, which bounds the schedule reads (see `Key::has_aes_len`).
     let k = unsafe { &*(gk.add(off) as *const Key) };
-    (k.is_usable() && k.key_len() == h.aes_len as usize).then_some((h, k))
+    (k.has_aes_len() && k.key_len() == h.aes_len as usize).then_some((h, k))
 }
 
 /// The caller's `struct gcm_ctx` borrowed in place, when non-NULL and aligned.
@@ -222,19 +224,32 @@ unsafe fn core_in_place<'a>(ctx: *mut u8) -> Option<&'a mut Core> {
     (!ctx.is_null() && p.is_aligned()).then(|| unsafe { &mut *p })
 }
 
-/// A GHASH-only call (`gcm_update`): core at `ctx`, key at `gk`.
+/// A GHASH-only call (`gcm_update`): the core `core_off` bytes into the struct at `base`
+/// (NULL: no core), the key at `gk`. The address of the core is formed only past the
+/// NULL test, so that the short way is a few tests and no select.
 #[inline(always)]
-pub(super) unsafe fn ghash_call(func: &str, ctx: *mut u8, gk: *const u8, op: Update) {
+pub(super) unsafe fn ghash_call(
+    func: &str,
+    base: *mut u8,
+    core_off: usize,
+    gk: *const u8,
+    op: Update,
+) {
     // SAFETY: nettle's contract for the pointers.
     unsafe {
-        // The usual AAD (a record header) is held in the core: no key needed.
-        if op.len <= 16 && !op.data.is_null() {
-            if let Some(core) = core_in_place(ctx) {
+        // The usual AAD (a record header, 1..=16 bytes) is held in the core: no key needed.
+        if !base.is_null() && op.len.wrapping_sub(1) < 16 && !op.data.is_null() {
+            if let Some(core) = core_in_place(base.add(core_off)) {
                 if core.hold(core::slice::from_raw_parts(op.data, op.len)) {
                     return;
                 }
             }
         }
+        let ctx = if base.is_null() {
+            base
+        } else {
+            base.add(core_off)
+        };
         ghash_keyed(func, ctx, gk, op)
     }
 }
