@@ -61,10 +61,11 @@ impl Core {
     /// digest of an empty message, whose lengths block is zero).
     #[inline(always)]
     fn whole_aad_in_x(&self) -> bool {
-        match self.aad_len {
-            0 => self.data_len == 0,
-            1..=16 => self.data_len == HELD,
-            _ => false,
+        // A record's header held (the usual case, tested first), or nothing at all.
+        if self.data_len == HELD {
+            self.aad_len.wrapping_sub(1) < BLOCK as u64
+        } else {
+            self.data_len == 0 && self.aad_len == 0
         }
     }
 
@@ -183,10 +184,12 @@ impl Engine<'_> {
         len: usize,
     ) {
         if let Engine::Fused(k) = self {
+            // SAFETY (both): forwarded from the caller.
             if core.whole_aad_in_x() && core.counter_at_start() {
-                // SAFETY: forwarded from the caller.
                 return unsafe { first_data(k, core, dir, src, dst, len) };
             }
+            // The engine made here, out of line: a fused caller builds none in memory.
+            return unsafe { crypt_after_fused(k, core, dir, src, dst, len) };
         }
         // SAFETY: forwarded from the caller.
         unsafe { self.crypt_after(core, ours, dir, src, dst, len) }
@@ -282,6 +285,23 @@ impl Engine<'_> {
         }
         self.finish(core)
     }
+}
+
+/// [`Engine::crypt_after`] of a fused engine (which needs no `ours`).
+///
+/// # Safety
+/// As for [`Core::crypt`].
+#[inline(never)]
+unsafe fn crypt_after_fused(
+    k: &Key,
+    core: &mut Core,
+    dir: Direction,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe { Engine::Fused(k).crypt_after(core, None, dir, src, dst, len) }
 }
 
 /// The first data of a message whose AAD is all in x: the backend's one pass (or its

@@ -61,6 +61,7 @@ pub unsafe extern "C" fn nettle_gcm_set_iv(
         set_iv(
             "nettle_gcm_set_iv",
             ctx as *mut u8,
+            0,
             key as *const u8,
             length,
             iv,
@@ -93,21 +94,18 @@ pub unsafe extern "C" fn nettle_gcm_encrypt(
     dst: *mut u8,
     src: *const u8,
 ) {
-    let op = Crypt {
-        dir: Direction::Encrypt,
-        len: length,
-        dst,
-        src,
-    };
     // SAFETY: nettle's contract for the arguments.
     unsafe {
-        named_call(
+        named_crypt(
             "nettle_gcm_encrypt",
+            Direction::Encrypt,
             ctx as *mut u8,
             key as *const u8,
             cipher,
             f,
-            op,
+            length,
+            dst,
+            src,
         )
     }
 }
@@ -123,21 +121,18 @@ pub unsafe extern "C" fn nettle_gcm_decrypt(
     dst: *mut u8,
     src: *const u8,
 ) {
-    let op = Crypt {
-        dir: Direction::Decrypt,
-        len: length,
-        dst,
-        src,
-    };
     // SAFETY: nettle's contract for the arguments.
     unsafe {
-        named_call(
+        named_crypt(
             "nettle_gcm_decrypt",
+            Direction::Decrypt,
             ctx as *mut u8,
             key as *const u8,
             cipher,
             f,
-            op,
+            length,
+            dst,
+            src,
         )
     }
 }
@@ -206,10 +201,7 @@ macro_rules! aes_variant {
         pub unsafe extern "C" fn $set_iv(ctx: *mut c_void, length: usize, iv: *const u8) {
             let ctx = ctx as *mut u8;
             // SAFETY: nettle's contract; the gcm_ctx is at 4096, the gcm_key at 0.
-            unsafe {
-                let gcm = if ctx.is_null() { ctx } else { ctx.add(GCM_CTX_OFFSET) };
-                set_iv(stringify!($set_iv), gcm, ctx, length, iv)
-            }
+            unsafe { set_iv(stringify!($set_iv), ctx, GCM_CTX_OFFSET, ctx, length, iv) }
         }
 
         #[doc = concat!("`void ", stringify!($update), "(ctx, size_t length, const uint8_t *data)`")]

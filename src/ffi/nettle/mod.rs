@@ -208,8 +208,8 @@ unsafe fn fingerprint_matches(v: AesView, fp: &[u8; 32]) -> bool {
         // SAFETY: callers pass offsets inside the first two round keys.
         unsafe { (p.add(8 * i) as *const u64).read_unaligned() }
     };
-    let mut diff = (word(v.schedule, 0) ^ word(fp.as_ptr(), 0))
-        | (word(v.schedule, 1) ^ word(fp.as_ptr(), 1));
+    let mut diff =
+        (word(v.schedule, 0) ^ word(fp.as_ptr(), 0)) | (word(v.schedule, 1) ^ word(fp.as_ptr(), 1));
     if v.key_len != 16 {
         diff |= (word(v.schedule, 2) ^ word(fp.as_ptr(), 2))
             | (word(v.schedule, 3) ^ word(fp.as_ptr(), 3));

@@ -145,20 +145,32 @@ unsafe fn copy_part(tag: &[u8; 16], out: *mut u8, len: usize) {
     unsafe { core::ptr::copy_nonoverlapping(tag.as_ptr(), out, len) }
 }
 
-/// `gcm_set_iv`: a fresh core for `iv`. A 96-bit IV needs no key (nettle does not read it
+/// `gcm_set_iv`: a fresh core for `iv`, `core_off` bytes into the struct at `base` (NULL:
+/// no core; as in [`ghash_call`]). A 96-bit IV needs no key (nettle does not read it
 /// then; it may be NULL), and the usual call nothing but its core written.
 #[inline(always)]
-pub(super) unsafe fn set_iv(func: &str, ctx: *mut u8, gk: *const u8, len: usize, iv: *const u8) {
-    if len == 12 && !iv.is_null() && !ctx.is_null() {
-        // SAFETY: nettle's contract: 12 bytes at `iv`; the caller's 64-byte `struct
-        // gcm_ctx`, written without alignment.
-        unsafe {
+pub(super) unsafe fn set_iv(
+    func: &str,
+    base: *mut u8,
+    core_off: usize,
+    gk: *const u8,
+    len: usize,
+    iv: *const u8,
+) {
+    // SAFETY: nettle's contract: `len` bytes at `iv`; the caller's struct at `base`.
+    unsafe {
+        if len == 12 && !iv.is_null() && !base.is_null() {
+            // The caller's 64-byte `struct gcm_ctx`, written without alignment.
             let fresh = Core::start_96(&*(iv as *const [u8; 12]));
-            return (ctx as *mut Core).write_unaligned(fresh);
+            return (base.add(core_off) as *mut Core).write_unaligned(fresh);
         }
+        let ctx = if base.is_null() {
+            base
+        } else {
+            base.add(core_off)
+        };
+        set_iv_general(func, ctx, gk, len, iv)
     }
-    // SAFETY: forwarded.
-    unsafe { set_iv_general(func, ctx, gk, len, iv) }
 }
 
 #[cold]
@@ -266,9 +278,32 @@ unsafe fn ghash_keyed(func: &str, ctx: *mut u8, gk: *const u8, op: Update) {
     }
 }
 
-/// A call naming its cipher (`gcm_encrypt`, `gcm_decrypt`, `gcm_digest`): fast when `f`
-/// is the AES function set-key found for the key's size and `cipher` holds the schedule
-/// our key was expanded from.
+/// The fast way of a call naming its cipher (`gcm_encrypt`, `gcm_decrypt`, `gcm_digest`):
+/// the core and our key, when `f` is the AES function set-key found for the key's size
+/// and `cipher` holds the schedule our key was expanded from.
+#[inline(always)]
+unsafe fn named_fast<'a>(
+    ctx: *mut u8,
+    gk: *const u8,
+    cipher: *const c_void,
+    f: Option<nettle_cipher_func>,
+) -> Option<(&'a mut Core, &'a Key)> {
+    // SAFETY: nettle's contract for the pointers; `cipher` is read only as the schedule
+    // of the AES function `f` is.
+    unsafe {
+        let ((h, k), f) = (fused_in_place(gk)?, f?);
+        let view = AesView {
+            schedule: cipher as *const u8,
+            key_len: h.aes_len as usize,
+        };
+        if f as usize == h.aes_fn && !cipher.is_null() && h.matches_schedule(view) {
+            return core_in_place(ctx).map(|core| (core, k));
+        }
+        None
+    }
+}
+
+/// A call naming its cipher: [`named_fast`], else the general way.
 #[inline(always)]
 pub(super) unsafe fn named_call(
     func: &str,
@@ -278,22 +313,57 @@ pub(super) unsafe fn named_call(
     f: Option<nettle_cipher_func>,
     op: impl Op,
 ) {
-    // SAFETY: nettle's contract for the pointers; `cipher` is read only as the schedule
-    // of the AES function `f` is.
+    // SAFETY: nettle's contract for the pointers.
     unsafe {
-        if let (Some((h, k)), Some(f)) = (fused_in_place(gk), f) {
-            let view = AesView {
-                schedule: cipher as *const u8,
-                key_len: h.aes_len as usize,
-            };
-            if f as usize == h.aes_fn && !cipher.is_null() && h.matches_schedule(view) {
-                if let Some(core) = core_in_place(ctx) {
-                    return op.run(func, core, &Engine::Fused(k), None);
-                }
-            }
+        match named_fast(ctx, gk, cipher, f) {
+            Some((core, k)) => op.run(func, core, &Engine::Fused(k), None),
+            None => named_general(func, ctx, gk, cipher, f, op),
         }
-        named_general(func, ctx, gk, cipher, f, op)
     }
+}
+
+/// `gcm_encrypt` / `gcm_decrypt`: [`named_call`] with the operation's fields passed to
+/// the general way as they came (in registers), so that the fast way stores nothing.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn named_crypt(
+    func: &'static str,
+    dir: Direction,
+    ctx: *mut u8,
+    gk: *const u8,
+    cipher: *const c_void,
+    f: Option<nettle_cipher_func>,
+    len: usize,
+    dst: *mut u8,
+    src: *const u8,
+) {
+    // SAFETY: nettle's contract for the pointers.
+    unsafe {
+        match named_fast(ctx, gk, cipher, f) {
+            Some((core, k)) => {
+                Crypt { dir, len, dst, src }.run(func, core, &Engine::Fused(k), None)
+            }
+            None => named_crypt_general(func, dir, ctx, gk, cipher, f, len, dst, src),
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn named_crypt_general(
+    func: &'static str,
+    dir: Direction,
+    ctx: *mut u8,
+    gk: *const u8,
+    cipher: *const c_void,
+    f: Option<nettle_cipher_func>,
+    len: usize,
+    dst: *mut u8,
+    src: *const u8,
+) {
+    // SAFETY: forwarded.
+    unsafe { named_general(func, ctx, gk, cipher, f, Crypt { dir, len, dst, src }) }
 }
 
 /// A call of the AES-specific functions on the `struct gcm_aes*_ctx` at `ctx`.
@@ -319,11 +389,13 @@ pub(super) unsafe fn aes_call(func: &str, ctx: *mut u8, layout: Layout, op: impl
 #[inline(always)]
 unsafe fn header_in_place<'a>(gk: *const u8) -> Option<&'a Header> {
     let hp = gk as *const Header;
+    if gk.is_null() || !hp.is_aligned() {
+        return None;
+    }
     // SAFETY: non-NULL, aligned, inside the caller's 4096-byte struct; `Header` is plain
     // data (any bit pattern is a value).
-    (!gk.is_null() && hp.is_aligned())
-        .then(|| unsafe { &*hp })
-        .filter(|h| h.magic == MAGIC)
+    let h = unsafe { &*hp };
+    (h.magic == MAGIC).then_some(h)
 }
 
 /// The full tag of a message whose first data call left it in the core (`gcm/record.rs`),
