@@ -44,10 +44,11 @@ unsafe fn to_halves(v: __m128i) -> [u64; 2] {
 /// that are compiled (2, 4, 5, 8).
 macro_rules! by_lanes {
     ($len:expr, $f:ident $(::<$($g:tt),*>)? ($($arg:expr),*)) => {
-        match $len.div_ceil(16) {
-            0 | 1 => $f::<$($($g,)*)? 2>($($arg),*),
-            2 | 3 => $f::<$($($g,)*)? 4>($($arg),*),
-            4 => $f::<$($($g,)*)? 5>($($arg),*),
+        // Lanes for 1, 2-3, 4 and more blocks, told apart on the byte count.
+        match $len {
+            0..=16 => $f::<$($($g,)*)? 2>($($arg),*),
+            17..=48 => $f::<$($($g,)*)? 4>($($arg),*),
+            49..=64 => $f::<$($($g,)*)? 5>($($arg),*),
             _ => $f::<$($($g,)*)? 8>($($arg),*),
         }
     };
