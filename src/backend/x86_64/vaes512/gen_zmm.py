@@ -70,93 +70,147 @@ def asm_lines(out):
     return ''.join(f'            "{s}",\n' for s in out)
 
 
+def ghash_stream(late, tbl):
+    """The GHASH of sixteen blocks as one list of instructions in dependency order, for
+    the stitched iteration to spread over its rounds. The state zmm10 (four lanes, see
+    zmm.rs's opening comment) joins block 0; the products are summed three at a time by
+    ternary XORs (lo, mid and hi sums in zmm8/9/10, products held in zmm4-7, 12, 13, 31
+    until a third arrives); the two reduction steps leave the new four-lane state in
+    zmm10. Late: the blocks come from zmm0-3 (the ciphertext of the iteration just done),
+    else from {hp}. `tbl`: the register that points to the powers."""
+    s = []
+    a = s.append
+
+    def block(d, g):
+        if late:
+            a(f'vpshufb zmm{d}, zmm{g}, zmm14')
+        else:
+            a(f'vmovdqu64 zmm{d}, [{{hp}} + {64 * g}]')
+            a(f'vpshufb zmm{d}, zmm{d}, zmm14')
+
+    def mul(d, b, g, imm):
+        a(f'vpclmulqdq zmm{d}, zmm{b}, [{tbl} + {64 * g}], {imm}')
+
+    def t3(d, x, y):
+        a(f'vpternlogq zmm{d}, zmm{x}, zmm{y}, 0x96')
+
+    block(4, 0)
+    a('vpxorq zmm4, zmm4, zmm10')
+    mul(8, 4, 0, '0x00')
+    mul(10, 4, 0, '0x11')
+    mul(9, 4, 0, '0x01')
+    mul(5, 4, 0, '0x10')
+    block(4, 1)
+    mul(6, 4, 1, '0x00')
+    mul(7, 4, 1, '0x11')
+    mul(12, 4, 1, '0x01')
+    mul(4, 4, 1, '0x10')
+    t3(9, 5, 12)
+    block(5, 2)
+    mul(12, 5, 2, '0x00')
+    mul(13, 5, 2, '0x11')
+    mul(31, 5, 2, '0x01')
+    mul(5, 5, 2, '0x10')
+    t3(8, 6, 12)
+    t3(10, 7, 13)
+    t3(9, 4, 31)
+    block(4, 3)
+    mul(6, 4, 3, '0x00')
+    mul(7, 4, 3, '0x11')
+    mul(12, 4, 3, '0x01')
+    mul(4, 4, 3, '0x10')
+    a('vpxorq zmm8, zmm8, zmm6')
+    a('vpxorq zmm10, zmm10, zmm7')
+    t3(9, 5, 12)
+    a('vpxorq zmm9, zmm9, zmm4')
+    # The reduction (see `reduce`), the result left four lanes wide in zmm10.
+    a(f'vpclmulqdq zmm12, zmm8, [{{c}} + {POLY}], 0x10')
+    a('vpshufd zmm8, zmm8, 0x4e')
+    t3(9, 8, 12)
+    a(f'vpclmulqdq zmm12, zmm9, [{{c}} + {POLY}], 0x10')
+    a('vpshufd zmm9, zmm9, 0x4e')
+    t3(10, 9, 12)
+    return s
+
+
+def weight(ins):
+    """Port 0/5 uops of one instruction of the streams (loads and stores: none)."""
+    return 0 if ins.startswith('vmovdqu64 zmm') else 1
+
+
+def spread(stream, slots):
+    """`stream` cut into `slots` consecutive chunks of about equal port 0/5 weight."""
+    unit = sum(weight(i) for _, i in stream) / slots
+    out = [[] for _ in range(slots)]
+    acc = 0
+    for cond, ins in stream:
+        out[min(slots - 1, int(acc / unit))].append((cond, ins))
+        acc += weight(ins)
+    return out
+
+
+def emit(a, items):
+    """Items (condition, instruction), consecutive ones of one condition under one `.if`."""
+    cur = None
+    for cond, ins in items:
+        if cond != cur:
+            if cur not in (None, '1'):
+                a('.endif')
+            if cond != '1':
+                a(f'.if {cond}')
+            cur = cond
+        a(ins)
+    if cur not in (None, '1'):
+        a('.endif')
+
+
 def listing():
     out = []
     a = out.append
 
-    def aes_round(k, cond):
-        if cond:
-            a(f'.if {cond}')
+    def iteration(aes, hash_, rounds, advance_hp=True):
+        """One iteration of `rounds` AES rounds; `aes` and `hash_` are assembler
+        conditions ('1' always, '0' never)."""
+        top = []
+        top.append('vpshufb zmm0, zmm15, zmm14')
+        for b in (1, 2, 3):
+            top.append(f'vpaddd zmm{b}, zmm15, [{{c}} + {64 + 64 * b}]')
+            top.append(f'vpshufb zmm{b}, zmm{b}, zmm14')
+        top.append('vpaddd zmm15, zmm15, [{c} + 320]')
         for b in range(4):
-            a(f'vaesenc zmm{b}, zmm{b}, zmm{k}')
-        if cond:
-            a('.endif')
-
-    def hash_group(g, late=False):
-        # Four blocks against H^(16-4g-j): lo, hi and the two middle products
-        # (schoolbook: four multiplies, no Karatsuba pre-XOR, the middle sum in one
-        # ternary XOR). Late: the ciphertext of the iteration just done, from zmm{g}.
-        if late:
-            a(f'vpshufb zmm4, zmm{g}, zmm14')
-        else:
-            a(f'vmovdqu64 zmm4, [{{hp}} + {64 * g}]')
-            a('vpshufb zmm4, zmm4, zmm14')
-        if g == 0:
-            a('vpxorq zmm4, zmm4, zmm11')  # the state joins block 0
-        hg = f'[{{h}} + {64 * g}]'
-        if g == 0:
-            a(f'vpclmulqdq zmm8, zmm4, {hg}, 0x00')
-            a(f'vpclmulqdq zmm10, zmm4, {hg}, 0x11')
-            a(f'vpclmulqdq zmm9, zmm4, {hg}, 0x01')
-            a(f'vpclmulqdq zmm5, zmm4, {hg}, 0x10')
-            a('vpxorq zmm9, zmm9, zmm5')
-        else:
-            a(f'vpclmulqdq zmm5, zmm4, {hg}, 0x00')
-            a(f'vpclmulqdq zmm6, zmm4, {hg}, 0x11')
-            a(f'vpclmulqdq zmm7, zmm4, {hg}, 0x01')
-            a(f'vpclmulqdq zmm4, zmm4, {hg}, 0x10')
-            a('vpxorq zmm8, zmm8, zmm5')
-            a('vpxorq zmm10, zmm10, zmm6')
-            a('vpternlogq zmm9, zmm7, zmm4, 0x96')
-
-    def iteration(aes, hash_, advance_hp=True):
-        """One iteration; `aes` and `hash_` are assembler conditions ('1' always)."""
-        g = lambda c: None if c == '1' else c  # noqa: E731
-        if g(aes):
-            a(f'.if {aes}')
-        counters(a)
-        a('vpaddd zmm15, zmm15, [{c} + 320]')
-        for b in range(4):
-            a(f'vpxorq zmm{b}, zmm{b}, zmm16')
-        if g(aes):
-            a('.endif')
-        # Rounds 1-7 each carry one step of GHASH; the rest are AES alone.
-        steps = [lambda: hash_group(0), lambda: hash_group(1), lambda: hash_group(2),
-                 lambda: hash_group(3), lambda: reduce(a, 1), lambda: reduce(a, 2),
-                 lambda: reduce(a, 3)]
-        for r in range(1, 10):
-            aes_round(16 + r, g(aes))
-            if r <= len(steps) and hash_ != '0':
-                if g(hash_):
-                    a(f'.if {hash_}')
-                steps[r - 1]()
-                if g(hash_):
-                    a('.endif')
-        if g(aes):
-            a(f'.if {aes}')
-        a('.if {r} > 10')
-        aes_round(26, None)
-        aes_round(27, None)
-        a('.endif')
-        a('.if {r} > 12')
-        aes_round(28, None)
-        aes_round(29, None)
-        a('.endif')
-        # The last round with the input folded into its key, and the output.
-        for b in range(4):
-            a(f'vpxorq zmm{4 + b}, zmm30, [{{src}} + {64 * b}]')
-        for b in range(4):
-            a(f'vaesenclast zmm{b}, zmm{b}, zmm{4 + b}')
-        for b in range(4):
-            a(f'vmovdqu64 [{{dst}} + {64 * b}], zmm{b}')
-        if g(aes):
-            a('.endif')
+            top.append(f'vpxorq zmm{b}, zmm{b}, zmm16')
+        emit(a, [(aes, i) for i in top] if aes != '0' else [])
+        # The GHASH steps and the last round's key ^ input (zmm4-7, free once the
+        # products are summed) spread over the gaps after rounds 1 .. rounds-1.
+        stream = []
+        if hash_ != '0':
+            stream += [(hash_, i) for i in ghash_stream(False, '{tp}')]
+        if aes != '0':
+            stream += [(aes, f'vpxorq zmm{4 + b}, zmm30, [{{src}} + {64 * b}]')
+                       for b in range(4)]
+        chunks = spread(stream, rounds - 1)
+        for r in range(1, rounds):
+            k = 16 + r if r < 10 else 26 + (r - 10)
+            if aes != '0':
+                emit(a, [(aes, f'vaesenc zmm{b}, zmm{b}, zmm{k}') for b in range(4)])
+            emit(a, chunks[r - 1])
+        last = [f'vaesenclast zmm{b}, zmm{b}, zmm{4 + b}' for b in range(4)]
+        last += [f'vmovdqu64 [{{dst}} + {64 * b}], zmm{b}' for b in range(4)]
+        emit(a, [(aes, i) for i in last] if aes != '0' else [])
         a('add {src}, 256')
         a('add {dst}, 256')
         if advance_hp:
             a('add {hp}, 256')
 
-    # Set-up: the mask; the counters c..c+3; the round keys; the state.
+    def per_key(body):
+        for rounds in (10, 12, 14):
+            a(f'.if {{r}} == {rounds}')
+            body(rounds)
+            a('.endif')
+
+    # Set-up: the mask; the counters c..c+3; the round keys; the state, four lanes wide
+    # (lane 0; the others zero); with GHASH, the table of broadcast powers at {hb}:
+    # H^16, H^12, H^8, H^4, each in all four lanes of its 64 bytes.
     a('vmovdqu64 zmm14, [{c}]')
     a('.if {aes}')
     a('vbroadcasti32x4 zmm15, [{st}]')
@@ -164,28 +218,38 @@ def listing():
     keys(a)
     a('.endif')
     a('.if {hash}')
-    a('vmovdqu xmm11, [{st} + 16]')
+    a('vmovdqu xmm10, [{st} + 16]')
+    for g in range(4):
+        a(f'vbroadcasti32x4 zmm4, [{{h}} + {64 * g}]')
+        a(f'vmovdqa64 [{{hb}} + {64 * g}], zmm4')
+    a('mov {tp}, {hb}')
     a('.endif')
     a('.if {encp}')
     # Encryption: the first iteration runs AES alone; each further one hashes the
-    # ciphertext the one before it stored ({hp} = {dst} - 256) between its rounds; the
-    # last iteration's ciphertext is hashed after the loop, from the registers.
-    iteration('1', '0', advance_hp=False)  # {hp} stays one iteration behind
+    # ciphertext the one before it stored ({hp} = {dst} - 256) between its rounds, with
+    # the broadcast powers; the last iteration's ciphertext is hashed after the loop,
+    # from the registers, with H^16..H^1.
+    per_key(lambda r: iteration('1', '0', r, advance_hp=False))
     a('dec {n}')
     a('jz 4f')
+    a('.p2align 6')
     a('2:')
-    iteration('1', '1')
+    per_key(lambda r: iteration('1', '1', r))
     a('dec {n}')
     a('jnz 2b')
     a('4:')
-    for g_ in range(4):
-        hash_group(g_, late=True)
-    for s_ in (1, 2, 3):
-        reduce(a, s_)
+    for i in ghash_stream(True, '{h}'):
+        a(i)
     a('.else')
-    # Decryption (hashing the input between the rounds), AES alone, or GHASH alone.
+    # Decryption (hashing the input between the rounds), AES alone, or GHASH alone; the
+    # last iteration hashes with H^16..H^1.
+    a('.p2align 6')
     a('2:')
-    iteration('{aes}', '{hash}')
+    a('.if {hash}')
+    a('cmp {n}, 1')
+    a('cmove {tp}, {h}')
+    a('.endif')
+    per_key(lambda r: iteration('{aes}', '{hash}', r))
     a('dec {n}')
     a('jnz 2b')
     a('.endif')
@@ -193,6 +257,11 @@ def listing():
     a('vmovdqu [{st}], xmm15')
     a('.endif')
     a('.if {hash}')
+    # The four lanes summed: the state.
+    a('vextracti64x4 ymm12, zmm10, 1')
+    a('vpxor ymm10, ymm10, ymm12')
+    a('vextracti128 xmm12, ymm10, 1')
+    a('vpxor xmm11, xmm10, xmm12')
     a('vmovdqu [{st} + 16], xmm11')
     a('.endif')
     a('vzeroupper')
@@ -378,32 +447,48 @@ HEAD = '''//! The 512-bit pass of `x86_64-vaes512`: one `asm!` template that run
 //! sixteen blocks (four zmm registers of four blocks) and does, by its constant switches,
 //! AES-CTR (`AES`), GHASH (`HASH`) or both stitched. Stitched, the GHASH of sixteen blocks
 //! (at `hp`: the previous iteration's ciphertext when encrypting, this one's when
-//! decrypting) runs between the first seven AES rounds: one group of four blocks after
-//! each of rounds 1-4 (four VPCLMULQDQ per group against H^16..H^1, schoolbook: with
+//! decrypting) is spread evenly over the gaps between the AES rounds (by port-0/5 uops, so
+//! that the multiplies and XORs fill port 5 while the rounds hold port 0 throughout the
+//! iteration): four groups of four blocks, four VPCLMULQDQ per group (schoolbook: with
 //! 512-bit registers the Karatsuba pre-XOR costs more port-0/5 work than the fourth
-//! multiply; four powers per register, block 0 taking the highest and absorbing the
-//! state), then the two Montgomery reduction steps of `common/polyval.rs`, applied to the
-//! unassembled low, middle and high sums (low folded into the middle, the middle into the
-//! high; see `reduce` in `gen_zmm.py`) on all four lanes at once (they are linear, so the
-//! lanes may be reduced before they are summed), and the sum of the four lanes into the
-//! new 128-bit state. One reduction per sixteen blocks (aggregated reduction). The XOR with the input is folded into the last round key
-//! (AESENCLAST(x, k ^ m) = AESENCLAST(x, k) ^ m), as Linux's `aes-gcm-vaes-avx512.S`
-//! does; the loop shape (sixteen blocks per iteration in zmm, GHASH of the previous
-//! iteration's blocks while the next are encrypted) is the one that file and BoringSSL's
-//! port describe. Written here from those descriptions, not copied. Generated by
-//! `gen_zmm.py` (`--verify` checks that this file is what it generates).
+//! multiply), the products summed three at a time by ternary XORs, then the two Montgomery
+//! reduction steps of `common/polyval.rs`, applied to the unassembled low, middle and high
+//! sums (low folded into the middle, the middle into the high; see `reduce` in
+//! `gen_zmm.py`) on all four lanes at once. One reduction per sixteen blocks (aggregated
+//! reduction).
+//!
+//! The state stays four lanes wide from one iteration to the next and the lanes are summed
+//! once, at the end of the pass. Each iteration but the last multiplies all four blocks of
+//! group g by the same power H^(16-4g) (the table at `hb`, built at the start), and block
+//! 0's lanes absorb the state's lanes. Lane j then carries the sum, over the blocks in
+//! lane j so far, of block·H^(e+j), e being the exponent the block is due at that point
+//! of the message's GHASH (H^(16-4g-j) at the end of its own iteration): every block of
+//! lane j is j powers ahead, in every iteration, since all lanes step by H^16 per
+//! iteration. The last iteration uses H^16..H^1 in the usual order (lane j of group g:
+//! H^(16-4g-j)): that multiplies lane j of the state by H^(16-j), the H^16 every earlier
+//! block is due less the j it is ahead, so the four lanes then sum to the GHASH. No inverse
+//! of H is needed; the lane sum (two extracts and two XORs) leaves the loop.
+//!
+//! The XOR with the input is folded into the last round key (AESENCLAST(x, k ^ m) =
+//! AESENCLAST(x, k) ^ m), as Linux's `aes-gcm-vaes-avx512.S` does; the loop shape
+//! (sixteen blocks per iteration in zmm, GHASH of the previous iteration's blocks while
+//! the next are encrypted) is the one that file and BoringSSL's port describe. Written
+//! here from those descriptions, not copied. Generated by `gen_zmm.py` (`--verify` checks
+//! that this file is what it generates).
 //!
 //! Why `asm!` for a whole pass rather than one-instruction wrappers as in `vaes/ymm.rs`:
 //! Rust 1.85 (the MSRV) has neither the AVX-512 target features nor the `zmm_reg` operand
 //! class without them, so LLVM cannot hold a zmm value between two `asm!` blocks; the
 //! pass keeps everything in named registers (zmm0-31, all declared clobbered) and ends
-//! with `vzeroupper`. The branches are the loop counter and the assembler's `.if` on the
-//! key size and the switches (constants): nothing depends on key, data or tag.
+//! with `vzeroupper`. The branches (and the `cmove` of the powers' table for the last
+//! iteration) are on the loop counter, the rest is the assembler's `.if` on the key size
+//! and the switches (constants): nothing depends on key, data or tag.
 //!
-//! Registers: zmm0-3 AES blocks; zmm4-7 GHASH input and products, then the last round's
-//! key ^ input; zmm8/9/10 the lo/mid/hi accumulators; zmm11 the state (lane 0, the other
-//! lanes zero); zmm12-13 temporaries; zmm14 the byte-reversal mask; zmm15 four native
-//! counters c..c+3; zmm16-29 round keys 0..13 broadcast to all lanes, zmm30 the last.
+//! Registers (pass): zmm0-3 AES blocks; zmm4-7 GHASH input and products, then the last
+//! round's key ^ input; zmm8/9/10 the lo/mid/hi sums, zmm10 also the four-lane state
+//! between iterations; zmm12, 13, 31 products; zmm14 the byte-reversal mask; zmm15 four
+//! native counters c..c+3; zmm16-29 round keys 0..13 broadcast to all lanes, zmm30 the
+//! last. (The tail keeps the state in lane 0 of zmm11.)
 
 use crate::backend::x86_64::common::XKey;
 
@@ -437,6 +522,10 @@ const fn constants() -> Constants {
 
 static CONSTANTS: Constants = constants();
 
+/// The pass's table of broadcast powers (H^16, H^12, H^8, H^4, each in four lanes).
+#[repr(C, align(64))]
+struct Powers([u8; 256]);
+
 /// `n` ≥ 1 iterations of sixteen blocks: with `AES`, CTR from `src` to `dst` from the
 /// native counter in `st[0..16]` (advanced by 16 per iteration); with `HASH`, GHASH of
 /// 256 bytes at `hp` per iteration into the POLYVAL-domain state in `st[16..32]`
@@ -469,12 +558,15 @@ pub(super) unsafe fn pass<
     // writes only `st` and `dst[..256·n]`; every vector register it touches is declared
     // clobbered and the upper halves are cleared on the way out.
     unsafe {
+        let mut hb = Powers([0; 256]);
         core::arch::asm!(
 '''
 
 TAIL = '''            st = in(reg) st.as_mut_ptr(),
             rk = in(reg) k.rk.as_ptr(),
             h = in(reg) k.h.as_ptr(),
+            hb = in(reg) hb.0.as_mut_ptr(),
+            tp = out(reg) _,
             c = in(reg) CONSTANTS.0.as_ptr(),
             src = inout(reg) src => _,
             dst = inout(reg) dst => _,
