@@ -43,8 +43,11 @@ pub(crate) const fn fits(
     data_blocks: usize,
     hash_blocks: usize,
 ) -> bool {
-    // The data's bound on bytes first: a compare, no division, for the usual case.
-    len <= 16 * data_blocks && aad_len.div_ceil(16) + len.div_ceil(16) < hash_blocks
+    // The data's bound on bytes first (a compare); past it `len + 15` cannot wrap, and
+    // the block count is an add and a shift rather than `div_ceil`'s three operations.
+    #[allow(clippy::manual_div_ceil)]
+    let fits = len <= 16 * data_blocks && aad_len.div_ceil(16) + (len + 15) / 16 < hash_blocks;
+    fits
 }
 
 /// GHASH(AAD ‖ ciphertext ‖ lengths) from 0, in one backend call.
