@@ -84,6 +84,12 @@ class Row:
         # through with its one loop (the rounds) repeated K times, see Flat.
         m = re.search(r'flatten=(\d+)', note)
         self.flatten = int(m.group(1)) if m else 0
+        # "rounds=K" in the note: the steady-state loop holds one inner loop (a rolled
+        # round loop whose count is data, as arm-neon's group kernels read it from the
+        # key) that runs K times per iteration; the outer loop is modelled with the inner
+        # one's body repeated K times, see Nested.
+        m = re.search(r'rounds=(\d+)', note)
+        self.rounds = int(m.group(1)) if m else 0
 
 
 def read_table(path):
@@ -239,6 +245,29 @@ class Flat:
         return len(self.insns)
 
 
+class Nested:
+    """The loop around `inner` (the smallest loop of `func` holding it) with the inner
+    loop's body, its branch included, repeated `times`: one iteration of the outer loop
+    as it runs when the inner one is taken times - 1 times (llvm-mca prices a branch by
+    its slot, not by prediction; the inner loop's exit is one mispredicted branch per
+    outer iteration on a core without a loop predictor, not modelled)."""
+
+    def __init__(self, func, inner, times):
+        idx = {ins.addr: k for k, ins in enumerate(func.insns)}
+        outer = [(idx[i.target], k) for k, i in enumerate(func.insns)
+                 if i.target is not None and is_branch(i.mnem) and i.target <= i.addr
+                 and i.target in idx and idx[i.target] <= inner.a and k > inner.b]
+        self.ok = bool(outer)
+        a, b = min(outer, key=lambda p: p[1] - p[0]) if outer else (inner.a, inner.b)
+        ins = func.insns
+        self.insns = ins[a:inner.a] + inner.insns * times + ins[inner.b + 1:b + 1]
+        self.start, self.end = ins[a].addr, ins[b].addr
+        self.a, self.b = a, b
+
+    def __len__(self):
+        return len(self.insns)
+
+
 def pick_loop(func):
     inner = innermost_loops(func)
     if not inner:
@@ -385,11 +414,17 @@ def locate(row, funcs):
         if len(inner) != 1:
             r.notes.append(f'flatten wants one loop (the rounds); {f.norm} has {len(inner)}')
         loop = Flat(f, loop, row.flatten)
+    if row.rounds:
+        if len(inner) != 1:
+            r.notes.append(f'rounds= wants one inner loop; {f.norm} has {len(inner)}')
+        loop = Nested(f, loop, row.rounds)
+        if not loop.ok:
+            r.notes.append('rounds=: no loop around the inner one')
     r.func, r.loop, r.inner = f, loop, inner
     r.raw, _ = body_lines(loop, False)
     r.fused, r.npairs = body_lines(loop, True)
     r.check, r.check_detail = ('none', []) if row.flatten else cross_check(loop, row.bytes)
-    if row.flatten and len(inner) != 1:
+    if (row.flatten or row.rounds) and len(inner) != 1 or row.rounds and not loop.ok:
         r.check = 'WARN'
     if r.check == 'WARN':
         r.notes.append(f'bytes/iteration {row.bytes:g} from the table disagrees with the loop: '
@@ -611,7 +646,8 @@ def cmd_table(args, rows):
     for r in results:
         if r.status == 'ok':
             what = (f'whole call {r.loop.start:#x}-{r.loop.end:#x}, its loop x{r.row.flatten}'
-                    if r.row.flatten else f'loop {r.loop.start:#x}-{r.loop.end:#x}')
+                    if r.row.flatten else f'loop {r.loop.start:#x}-{r.loop.end:#x}'
+                    + (f', its inner loop x{r.row.rounds}' if r.row.rounds else ''))
             print(f'# {r.row.id}: {r.func.norm} {what} '
                   f'({len(r.loop)} insns, {len(r.inner)} innermost loop(s), {r.npairs} fused pairs)'
                   + (f' [{r.row.note}]' if r.row.note else ''))

@@ -107,15 +107,17 @@ a32-ce-ghash    a32    128   a32ce    arm::ce::kernels::kernel_ghash        # GH
 a32-ce-ctr128   a32    64    a32ce    arm::ce::kernels::kernel_ctr_aes128   # CTR only, 4 blocks; expect aese=40
 a32-ce-ctr256   a32    64    a32ce    arm::ce::kernels::kernel_ctr_aes256   # expect aese=56
 # arm::neon (ARMv7 NEON, no crypto extensions): generated asm, 8 blocks per iteration;
-# vtbl = 16 per AES round (ShiftRows) + 16 (counter blocks), vmull = 8 x 3 per GHASH block
+# vtbl = 16 per AES round (ShiftRows) + 16 (counter blocks), vmull = 8 x 3 per GHASH block.
+# The ctr/enc/dec kernels serve every key size, their rounds 1..Nr-1 a loop whose count is
+# read from the key: rounds=Nr-1 models an iteration for that key size (see Nested)
 a32-ghash       a32    128   a32neon  arm::neon::kernels::kernel_ghash        # vmull.p8 GHASH, 8 blocks; expect vmull=192
-a32-ctr128      a32    128   a32neon  arm::neon::kernels::kernel_ctr_aes128   # bit-sliced AES-128 CTR, 8 blocks; expect vtbl=176
-a32-ctr256      a32    128   a32neon  arm::neon::kernels::kernel_ctr_aes256   # expect vtbl=240
-a32-enc128      a32    128   a32neon  arm::neon::kernels::kernel_enc_aes128   # AES-128-GCM encrypt; expect vtbl=176 vmull=192
-a32-dec128      a32    128   a32neon  arm::neon::kernels::kernel_dec_aes128   # expect vtbl=176 vmull=192
-a32-enc192      a32    128   a32neon  arm::neon::kernels::kernel_enc_aes192   # expect vtbl=208 vmull=192
-a32-enc256      a32    128   a32neon  arm::neon::kernels::kernel_enc_aes256   # expect vtbl=240 vmull=192
-a32-dec256      a32    128   a32neon  arm::neon::kernels::kernel_dec_aes256   # expect vtbl=240 vmull=192
+a32-ctr128      a32    128   a32neon  arm::neon::kernels::kernel_ctr   # bit-sliced AES-128 CTR, 8 blocks; rounds=9 expect vtbl=176
+a32-ctr256      a32    128   a32neon  arm::neon::kernels::kernel_ctr   # rounds=13 expect vtbl=240
+a32-enc128      a32    128   a32neon  arm::neon::kernels::kernel_enc   # AES-128-GCM encrypt; rounds=9 expect vtbl=176 vmull=192
+a32-dec128      a32    128   a32neon  arm::neon::kernels::kernel_dec   # rounds=9 expect vtbl=176 vmull=192
+a32-enc192      a32    128   a32neon  arm::neon::kernels::kernel_enc   # rounds=11 expect vtbl=208 vmull=192
+a32-enc256      a32    128   a32neon  arm::neon::kernels::kernel_enc   # rounds=13 expect vtbl=240 vmull=192
+a32-dec256      a32    128   a32neon  arm::neon::kernels::kernel_dec   # rounds=13 expect vtbl=240 vmull=192
 # soft backend (portable fallback; also keeps the script exercised before the CE kernels exist)
 soft-ghash      a64    16    a64      soft::ghash::GhashKey::update   # 1 block/iteration
 soft-aes-round  a64    64    a64      soft::aes::encrypt4             # ONE round of 4 blocks; calls sub_bytes/shift_rows (not modelled)

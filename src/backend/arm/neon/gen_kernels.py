@@ -11,7 +11,7 @@
 # qemu. This file says what the kernels compute; the S-box gates are read from the
 # shared circuit, src/backend/sbox.rs.
 #
-# The output is not committed (5.7 MB of `asm!` text): build.rs runs this generator for arm
+# The output is not committed (4.3 MB of `asm!` text): build.rs runs this generator for arm
 # targets and includes its output (`--out`), so kernels.rs exists only in the build's OUT_DIR.
 #
 # Usage (the contract of the other generators under src/backend, gen_*.py, without a
@@ -38,8 +38,8 @@ sys.dont_write_bytecode = True  # no __pycache__ beside the sources
 # The two helper modules beside this file (Python puts the script's folder on the path).
 from neon_check import check  # noqa: E402
 from neon_prog import (C_CTR, C_FIN, C_K16, C_K32, C_K48, C_M0F, C_M33, C_M55,  # noqa: E402
-                       C_ONE, C_SR, R_CONST, R_DST, R_H, R_KEY, R_KEY2, R_N, R_SCR, R_SRC,
-                       R_Y, S_CTR, SCRATCH_BYTES, V_IN, V_INV, V_K16, V_K32, V_K48, V_LAST,
+                       C_ONE, C_SR, K_ROUNDS, R_CONST, R_DST, R_H, R_KEY, R_KEY2, R_N, R_SCR,
+                       R_SRC, R_Y, S_CTR, SCRATCH_BYTES, V_IN, V_INV, V_K16, V_K32, V_K48, V_LAST,
                        V_LOW, V_MID, V_MID2, V_ONE, V_OUT, V_SR, V_TIN, V_ZINV, Prog,
                        allocate)
 
@@ -95,27 +95,19 @@ def transpose(p, q):
     return q
 
 
-def rk_base(off):
-    return (R_KEY, off) if off < 1024 else (R_KEY2, off - 1024)
-
-
-def aes8(p, blocks, rounds):
-    """Encrypts 8 row-major blocks; returns 8 column-major (normal order) blocks."""
-    s = transpose(p, blocks)
-    sr = p.load(R_CONST, C_SR)
-    fin = p.load(R_CONST, C_FIN)
-    for r in range(rounds + 1):
-        if r > 0:
-            s = sub_bytes(p, s)
-            s = [p.tbl(x, sr if r < rounds else fin) for x in s]
-            if r < rounds:
-                a1 = [p.ext(x, 4) for x in s]
-                t = [p.xor(x, y) for x, y in zip(s, a1)]
-                top = t[7]
-                dbl = [top, p.xor(t[0], top), t[1], p.xor(t[2], top), p.xor(t[3], top), t[4], t[5], t[6]]
-                s = [p.xor(p.xor(dbl[j], a1[j]), p.ext(t[j], 8)) for j in range(8)]
-        s = [p.xor(x, p.load(*rk_base(128 * r + 16 * j))) for j, x in enumerate(s)]
-    return transpose(p, s)
+def aes_round(p, s, last, rk):
+    """One round of the sliced state s (SubBytes, ShiftRows, MixColumns unless last,
+    AddRoundKey); rk(j) gives the round key's slice j."""
+    s = sub_bytes(p, s)
+    perm = p.load(R_CONST, C_FIN if last else C_SR)
+    s = [p.tbl(x, perm) for x in s]
+    if not last:
+        a1 = [p.ext(x, 4) for x in s]
+        t = [p.xor(x, y) for x, y in zip(s, a1)]
+        top = t[7]
+        dbl = [top, p.xor(t[0], top), t[1], p.xor(t[2], top), p.xor(t[3], top), t[4], t[5], t[6]]
+        s = [p.xor(p.xor(dbl[j], a1[j]), p.ext(t[j], 8)) for j in range(8)]
+    return [p.xor(x, rk(j)) for j, x in enumerate(s)]
 
 
 def counters(p):
@@ -311,26 +303,142 @@ def k_ghash(nblocks):
     return p
 
 
-def k_ctr(rounds, mode):
-    """mode: 'ctr' keystream only, 'enc' CTR then GHASH of the output, 'dec' GHASH of the
-    input, then CTR."""
-    p = Prog()
+# The group kernels (ctr, enc, dec) serve every key size: rounds 1..Nr-1 are a loop whose
+# count is the key's round count (NeonKey.rounds, public: it depends on the key size only).
+# The loop edge is a fixed register convention, the sliced state in the q registers
+# STATE_Q and nothing else live (the spill slots free), so the pieces before, in and after
+# the loop are allocated on their own. r1 walks the round keys (vld1 with write-back, one
+# slice at a time, in order), lr counts the rounds (the round has no unaligned access,
+# which would go through lr).
+#
+# Both found by `--search-round` (below): a state placement that the round body's
+# allocation leaves where it found it (no moves at the loop edge), and the list-scheduling
+# parameters of the body (alpha, beta, noise, seed; see schedule).
+STATE_Q = (11, 14, 13, 2, 8, 10, 0, 5)
+ROUND_ORDER = (1, 1, 0.5, 9600)
 
-    def body():
-        if mode == 'dec':
-            y = load_y(p)
-            y2 = ghash_group(p, lambda i: p.ldu(R_SRC, 16 * i), y, 8)
-            p.stu(y2, R_Y, 0)
-        ks = aes8(p, counters(p), rounds)
-        for i in range(8):
-            x = p.ldu(R_SRC, 16 * i)
-            p.stu(p.xor(x, ks[i]), R_DST, 16 * i)
-        if mode == 'enc':
-            y = load_y(p)
-            y2 = ghash_group(p, lambda i: p.ldu(R_DST, 16 * i), y, 8)
-            p.stu(y2, R_Y, 0)
-    loop(p, body, 128, 128)
+
+class Pieces:
+    """A kernel made of separately allocated programs and raw lines between them."""
+
+    def __init__(self):
+        self.parts = []
+
+    def prog(self, p):
+        self.parts.append(p)
+
+    def raw(self, *lines):
+        self.parts.extend(lines)
+
+
+def allocate_pieces(pieces):
+    lines, st = [], {'spill': 0, 'reload': 0, 'remat': 0, 'spill_bytes': 0}
+    for part in pieces.parts:
+        if isinstance(part, str):
+            lines.append(part)
+            continue
+        ls, s = allocate(part)
+        lines += ls
+        for k in ('spill', 'reload', 'remat'):
+            st[k] += s[k]
+        st['spill_bytes'] = max(st['spill_bytes'], s['spill_bytes'])
+    return lines, st
+
+
+def middle_round(state, order=None):
+    """The body of the round loop: the state in and out in the registers `state`; the
+    round keys are read in order, r1 advancing. `order` (ROUND_ORDER's form) reorders
+    the ops (see schedule)."""
+    p = Prog()
+    s = aes_round(p, [p.arg(q) for q in state], False, lambda j: p.ld_post(R_KEY2))
+    for j, x in enumerate(s):
+        p.result(x, state[j])
+    return schedule(p, *order) if order else p
+
+
+def schedule(p, alpha, beta, noise, seed):
+    """Reorders p's ops by list scheduling: among the ops whose inputs are ready, the one
+    with the best alpha·(values it frees − values it makes) + beta·(ops on its longest
+    path to the end) + noise·random (a seeded tie-break). alpha lowers register pressure
+    (fewer spills, what an in-order A9 pays for), beta keeps independent work close
+    together (what an out-of-order A57 overlaps); memory ops keep their order."""
+    rng = random.Random(seed)
+    ops, n = p.ops, len(p.ops)
+    prod, readers, deps, last_mem = {}, {}, [set() for _ in p.ops], None
+    for i, op in enumerate(ops):
+        deps[i] |= {prod[v.id] for v in op.uses() if v.id in prod}
+        deps[i] |= {r for v in op.mods for r in readers.get(v.id, ()) if r != i}
+        if op.kind != 'neon':
+            if last_mem is not None:
+                deps[i].add(last_mem)
+            last_mem = i
+        for v in op.uses():
+            readers.setdefault(v.id, []).append(i)
+        for v in op.defs + op.mods:
+            prod[v.id], readers[v.id] = i, []
+    succ, indeg = [[] for _ in ops], [len(d) for d in deps]
+    for i, d in enumerate(deps):
+        for j in d:
+            succ[j].append(i)
+    height = [0] * n
+    for i in range(n - 1, -1, -1):
+        height[i] = 1 + max((height[j] for j in succ[i]), default=0)
+    left = {}   # uses still to come of each value held in a register (not re-loadable)
+    for op in ops:
+        for v in op.uses():
+            if v.src is None:
+                left[v.id] = left.get(v.id, 0) + 1
+
+    def score(i):
+        op = ops[i]
+        us = [v.id for v in op.uses() if v.src is None]
+        frees = 0 if op.mods else sum(1 for v in set(us) if left[v] == us.count(v))
+        return alpha * (frees - len(op.defs)) + beta * height[i] + noise * rng.random(), -i
+
+    ready, out = [i for i in range(n) if indeg[i] == 0], []
+    while ready:
+        best = max(ready, key=score)
+        ready.remove(best)
+        out.append(ops[best])
+        for v in ops[best].uses():
+            if v.src is None:
+                left[v.id] -= 1
+        for j in succ[best]:
+            indeg[j] -= 1
+            if indeg[j] == 0:
+                ready.append(j)
+    p.ops = out
     return p
+
+
+def k_ctr(mode):
+    """mode: 'ctr' keystream only, 'enc' CTR then GHASH of the output, 'dec' GHASH of the
+    input, then CTR. Any key size: rounds 1..Nr-1 are a loop (see STATE_Q)."""
+    k = Pieces()
+    k.raw('1:', f'add {R_KEY2}, {R_KEY}, #0')
+    p = Prog()
+    if mode == 'dec':
+        y = load_y(p)
+        p.stu(ghash_group(p, lambda i: p.ldu(R_SRC, 16 * i), y, 8), R_Y, 0)
+    s = transpose(p, counters(p))
+    for j, x in enumerate(s):
+        p.result(p.xor(x, p.ld_post(R_KEY2)), STATE_Q[j])
+    k.prog(p)
+    k.raw(f'ldr lr, [{R_KEY}, #{K_ROUNDS}]', 'sub lr, lr, #1', '2:')
+    k.prog(middle_round(STATE_Q, ROUND_ORDER))
+    k.raw('subs lr, lr, #1', 'bne 2b')
+    p = Prog()
+    s = aes_round(p, [p.arg(q) for q in STATE_Q], True, lambda j: p.ld_post(R_KEY2))
+    ks = transpose(p, s)
+    for i in range(8):
+        p.stu(p.xor(p.ldu(R_SRC, 16 * i), ks[i]), R_DST, 16 * i)
+    if mode == 'enc':
+        y = load_y(p)
+        p.stu(ghash_group(p, lambda i: p.ldu(R_DST, 16 * i), y, 8), R_Y, 0)
+    k.prog(p)
+    k.raw(f'add {R_SRC}, {R_SRC}, #128', f'add {R_DST}, {R_DST}, #128', f'subs {R_N}, {R_N}, #8',
+          'bne 1b')
+    return k
 
 
 def k_vperm(rounds, lanes):
@@ -531,11 +639,11 @@ VPERM_LANES = (1, 2)
 
 # (name, program, doc, contract): the contract says what the pointers must be.
 KERNELS = [('kernel_ghash', lambda: k_ghash(8), 'GHASH only, 8 blocks per iteration', 'loop')]
-for _r, _bits in ((10, 128), (12, 192), (14, 256)):
-    for _m, _what in (('ctr', 'CTR keystream only'), ('enc', 'CTR, then GHASH of the ciphertext'),
-                      ('dec', 'GHASH of the ciphertext, then CTR')):
-        KERNELS.append((f'kernel_{_m}_aes{_bits}', (lambda r=_r, m=_m: k_ctr(r, m)),
-                        f'AES-{_bits}: {_what}, 8 blocks per iteration', 'loop'))
+for _m, _what in (('ctr', 'CTR keystream only'), ('enc', 'CTR, then GHASH of the ciphertext'),
+                  ('dec', 'GHASH of the ciphertext, then CTR')):
+    KERNELS.append((f'kernel_{_m}', (lambda m=_m: k_ctr(m)),
+                    f'AES (any key size, the rounds a loop): {_what}, 8 blocks per iteration',
+                    'loop'))
 for _r, _bits in ((10, 128), (12, 192), (14, 256)):
     for _l in VPERM_LANES:
         KERNELS.append((f'kernel_vperm{_l}_aes{_bits}', (lambda r=_r, l=_l: k_vperm(r, l)),
@@ -567,7 +675,7 @@ HEADER = '''\
 //
 // Each kernel is one `asm!` block: a loop over groups of eight blocks, or (vperm, ghash_short)
 // one straight pass for a short message. Pointers arrive in fixed registers
-// (see the generator: key r0, key+1024 r1, src r2, dst r3, count r4, H powers r5,
+// (see the generator: key r0, round-key cursor r1, src r2, dst r3, count r4, H powers r5,
 // constants r8, scratch r10, y r12); every q register is clobbered. The message kernels
 // (seal, open) are `extern "C"` functions that take and return blocks in q0-q3.
 
@@ -681,7 +789,7 @@ pub(super) unsafe fn {name}(
             ".fpu neon",
 {body}
             inout("r0") k => _,
-            inout("r1") k.wrapping_add(1024) => _,
+            out("r1") _,
             inout("r2") src => _,
             inout("r3") dst => _,
             inout("r4") n => _,
@@ -717,6 +825,9 @@ pub(super) const GHASH_SHORT_SPILL_BYTES: [usize; 8] = [{gs}];
 /// The most any group kernel (`kernel_{{ctr,enc,dec}}_aes{{bits}}`, `kernel_ghash`) writes
 /// after the counter, so that its callers size and wipe their scratch block to it.
 pub(super) const GROUP_SPILL_BYTES: usize = {group};
+/// Offset of the round count (`NeonKey::rounds`, u32) from the round keys, which the
+/// group kernels read (their round loop's count).
+pub(super) const ROUNDS_OFFSET: usize = {K_ROUNDS};
 /// Data blocks of the largest message kernel (`kernel_seal{{blocks}}_aes{{bits}}`).
 pub(super) const MSG_BLOCKS: usize = {MSG_BLOCKS};
 '''
@@ -724,6 +835,58 @@ pub(super) const MSG_BLOCKS: usize = {MSG_BLOCKS};
 
 MSG_CLOBBERS = '\n'.join(f'            out("d{i}") _,' for i in range(8, 16))
 CLOBBERS = '\n'.join(f'            out("d{i}") _,' for i in range(16)) + '\n            out("lr") _,'
+
+
+def search_round(tries, mca):
+    """Tries `tries` schedules of the round body, each with the state placement that
+    needs no moves at the loop edge and the fewest instructions, and prices the AES-128
+    CTR kernel they make with llvm-mca (A57 and A9, the loop rows' models); prints the
+    best. For the developer (needs llvm-mca-19), not the build."""
+    import subprocess
+    import tempfile
+
+    def cycles(lines, cpu):
+        a, b = lines.index('2:'), lines.index('bne 2b')
+        flat = lines[:a] + lines[a + 1:b + 1] * 9 + lines[b + 1:]   # AES-128: 9 rounds
+        text = 'L1:\n' + '\n'.join(l.replace(' 1b', ' L1').replace(' 2b', ' L1') for l in flat
+                                    if not l.endswith(':')) + '\n'
+        with tempfile.NamedTemporaryFile('w', suffix='.s') as f:
+            f.write(text)
+            f.flush()
+            out = subprocess.run([mca, '-mtriple=armv8a-linux-gnueabihf', '-mcpu=' + cpu,
+                                  '-mattr=+crypto', '-iterations=50', f.name],
+                                 capture_output=True, text=True, check=True).stdout
+        return int(re.search(r'Total Cycles:\s+(\d+)', out).group(1)) / 50 / 128
+
+    def placement(order, rng):
+        best = None
+        for _ in range(300):
+            st = tuple(rng.sample(range(16), 8))
+            lines, _ = allocate(middle_round(st, order))
+            moves = sum(1 for l in lines if l.startswith('vorr'))
+            if best is None or (moves, len(lines)) < best[0]:
+                best = ((moves, len(lines)), st)
+        return best[1] if best[0][0] == 0 else None
+
+    global STATE_Q, ROUND_ORDER
+    rng = random.Random(30)
+    results = []
+    for cand in [(STATE_Q, ROUND_ORDER)] + [None] * tries:
+        if cand is None:
+            order = (rng.choice((0.5, 1, 2, 4)), rng.choice((0, 0.1, 0.3, 1)),
+                     rng.choice((0.5, 1)), rng.randrange(10000))
+            st = placement(order, rng)
+            if st is None:
+                continue
+            cand = (st, order)
+        STATE_Q, ROUND_ORDER = cand
+        lines, _ = allocate_pieces(k_ctr('ctr'))
+        a57, a9 = cycles(lines, 'cortex-a57'), cycles(lines, 'cortex-a9')
+        results.append((a57, a9, cand))
+        print(f'A57 {a57:.3f} A9 {a9:.3f} c/B: STATE_Q = {cand[0]}, ROUND_ORDER = {cand[1]}',
+              flush=True)
+    results.sort(key=lambda r: (r[0], r[1]))
+    print('best:', results[0])
 
 
 def main():
@@ -734,7 +897,11 @@ def main():
     ap.add_argument('--only', metavar='NAME', help='check one kernel only; write nothing')
     ap.add_argument('--asm', action='store_true',
                     help='with --only: print its instructions (for llvm-mca), check nothing')
+    ap.add_argument('--search-round', metavar='N', type=int,
+                    help='try N round-body schedules with llvm-mca-19 and print the best')
     args = ap.parse_args()
+    if args.search_round:
+        return search_round(args.search_round, os.environ.get('LLVM_MCA', 'llvm-mca-19'))
     if not (args.verify or args.out or args.only):
         ap.error('one of --out, --verify, --only')
     rng = random.Random(1)
@@ -745,7 +912,7 @@ def main():
         if args.only and args.only != name:
             continue
         p = mk()
-        lines, st = allocate(p)
+        lines, st = allocate_pieces(p) if isinstance(p, Pieces) else allocate(p)
         if contract == 'msg':
             lines = msg_lines(lines, st['spill_bytes'])
         if args.asm:

@@ -7,7 +7,7 @@ material and constant table are built as key.rs and run.rs build them.
 import re
 
 from neon_prog import (C_CTR, C_FIN, C_K16, C_K32, C_K48, C_M0F, C_M33, C_M55, C_ONE, C_SR,
-                       CONST_BYTES, HPOW_BYTES, R_CONST, R_DST, R_H, R_KEY, R_KEY2, R_N,
+                       CONST_BYTES, HPOW_BYTES, K_ROUNDS, R_CONST, R_DST, R_H, R_KEY, R_KEY2, R_N,
                        R_SCR, R_SRC, R_Y, S_CTR, V_IN, V_INV, V_K16, V_K32, V_K48, V_LAST,
                        V_LOW, V_MID, V_MID2, V_ONE, V_OUT, V_SR, V_TIN, V_ZINV, VCONST_BYTES)
 
@@ -19,6 +19,7 @@ class Machine:
         self.d = [0] * 32
         self.mem = mem          # bytearray
         self.r = dict(regs)
+        self.z = False
 
     def q(self, n):
         return self.d[2 * n] | (self.d[2 * n + 1] << 64)
@@ -37,13 +38,20 @@ class Machine:
             m, _, rest = l.partition(' ')
             a = [x.strip() for x in re.split(r',\s*(?![^{]*})(?![^\[]*\])', rest)]
             if m == 'bne':
-                if self.r[R_N] != 0:
+                if not self.z:
                     pc = labels[a[0][:-1]]
                 continue
             if m in ('add', 'sub', 'subs'):
                 imm = int(a[2][1:])
                 self.r.setdefault(a[0], 0)
                 self.r[a[0]] = (self.r[a[1]] + (imm if m == 'add' else -imm)) & 0xffffffff
+                if m == 'subs':
+                    self.z = self.r[a[0]] == 0
+                continue
+            if m == 'ldr':
+                mm = re.match(r'\[(\w+), #(\d+)\]', a[1])
+                addr = self.r[mm.group(1)] + int(mm.group(2))
+                self.r[a[0]] = int.from_bytes(self.mem[addr:addr + 4], 'little')
                 continue
             self.neon(m, a)
 
@@ -396,8 +404,14 @@ def check_ghash_short(lines, name, rng):
 
 
 def check_loop(lines, name, rng):
-    key = bytes(rng.randrange(256) for _ in range(16 if '128' in name or 'ghash' in name else
-                                                   24 if '192' in name else 32))
+    if name in ('kernel_ctr', 'kernel_enc', 'kernel_dec'):  # the rolled ones: every key size
+        return all(check_loop_key(lines, name, rng, n) for n in (16, 24, 32))
+    return check_loop_key(lines, name, rng, 16 if '128' in name or 'ghash' in name else
+                          24 if '192' in name else 32)
+
+
+def check_loop_key(lines, name, rng, key_bytes):
+    key = bytes(rng.randrange(256) for _ in range(key_bytes))
     rkm, hm, rounds = key_material(key)
     iters = 2
     nb = 8
@@ -408,6 +422,7 @@ def check_loop(lines, name, rng):
     A_KEY, A_H, A_C, A_S, A_Y, A_SRC, A_DST = 0, 4096, 6144, 8192, 12288, 16384, 32768
     mem = bytearray(65536)
     mem[A_KEY:A_KEY + len(rkm)] = rkm
+    mem[A_KEY + K_ROUNDS:A_KEY + K_ROUNDS + 4] = rounds.to_bytes(4, 'little')
     mem[A_H:A_H + len(hm)] = hm
     mem[A_C:A_C + CONST_BYTES] = consts()
     mem[A_Y:A_Y + 16] = rev64(y0)

@@ -38,6 +38,10 @@ S_CTR = 0
 S_SPILL = 16
 SCRATCH_BYTES = 1024
 
+# Offset of NeonKey.rounds from its sliced round keys (15 x 128 bytes, then the H powers,
+# 8 x 128), read by the rolled group kernels; mod.rs asserts it.
+K_ROUNDS = 15 * 128 + 8 * 128
+
 # GHASH key layout per power H^k (k = 1..8), at 128*(k-1): for the lo, hi and Karatsuba
 # middle 64-bit operand (type t at 40*t) the operand and its rotations by 1..4 bytes.
 HPOW_BYTES = 128
@@ -265,6 +269,7 @@ def allocate(prog, nregs=16):
 
     def place_results():
         """Moves (or reloads) each result into its register; every other value is dead."""
+        stats['natural'] = [where.get(v.id) for v, _ in prog.results]
         todo = list(prog.results)
         while todo:
             for k, (v, q) in enumerate(todo):

@@ -311,18 +311,13 @@ pub(super) enum Mode {
     Dec,
 }
 
-fn kernel(rounds: u32, mode: Mode) -> Kernel {
-    use kernels::*;
-    match (rounds, mode) {
-        (10, Mode::Ctr) => kernel_ctr_aes128,
-        (12, Mode::Ctr) => kernel_ctr_aes192,
-        (_, Mode::Ctr) => kernel_ctr_aes256,
-        (10, Mode::Enc) => kernel_enc_aes128,
-        (12, Mode::Enc) => kernel_enc_aes192,
-        (_, Mode::Enc) => kernel_enc_aes256,
-        (10, Mode::Dec) => kernel_dec_aes128,
-        (12, Mode::Dec) => kernel_dec_aes192,
-        (_, Mode::Dec) => kernel_dec_aes256,
+fn kernel(mode: Mode) -> Kernel {
+    // One kernel per direction for every key size: it reads the round count from the key
+    // (`NeonKey::rounds`, at `kernels::ROUNDS_OFFSET` from the round keys).
+    match mode {
+        Mode::Ctr => kernels::kernel_ctr,
+        Mode::Enc => kernels::kernel_enc,
+        Mode::Dec => kernels::kernel_dec,
     }
 }
 
@@ -340,12 +335,19 @@ impl NeonKey {
         dst: *mut u8,
         groups: usize,
     ) {
+        // The kernels read the round count at this distance from the round keys.
+        const {
+            assert!(
+                core::mem::offset_of!(NeonKey, rounds) - core::mem::offset_of!(NeonKey, rk)
+                    == kernels::ROUNDS_OFFSET
+            )
+        };
         let mut s = Scratch::new(ctr);
         let mut yr = rev64(y);
         // SAFETY: the key, constants and scratch have the layouts the kernels expect;
         // the buffers are the caller's contract.
         unsafe {
-            kernel(self.rounds, mode)(
+            kernel(mode)(
                 self.rk.as_ptr() as *const u8,
                 self.h.as_ptr() as *const u8,
                 CONSTS.0.as_ptr(),
