@@ -11,7 +11,7 @@
 # qemu. This file says what the kernels compute; the S-box gates are read from the
 # shared circuit, src/backend/sbox.rs.
 #
-# The output is not committed (4.3 MB of `asm!` text): build.rs runs this generator for arm
+# The output is not committed (1.9 MB of `asm!` text): build.rs runs this generator for arm
 # targets and includes its output (`--out`), so kernels.rs exists only in the build's OUT_DIR.
 #
 # Usage (the contract of the other generators under src/backend, gen_*.py, without a
@@ -24,6 +24,8 @@
 #                                                           (scripts/test.sh)
 #   python3 src/backend/arm/neon/gen_kernels.py --only NAME check one kernel, print its
 #                                                           statistics, write nothing
+#   ... --search-round N, --search-msg N                    tuning searches with llvm-mca-19
+#                                                           (the developer's, not the build's)
 #   ... --only NAME --asm                                   print its instructions (for
 #                                                           llvm-mca-19 -mtriple=armv8a-linux-
 #                                                           gnueabihf -mcpu=cortex-a57)
@@ -465,6 +467,30 @@ MSG_ARGS = 4       # q0: AAD block, q1: lengths block (vrev64 form), q2: last da
                    # q3: mask of the last block's bytes
 
 
+def vp_init(p, t, lanes):
+    """The lanes' states after round 0, J0 + i for i < lanes (J0 in spec byte order at
+    R_J0), ready for round 1 (its ShiftRows folded into the input permutation)."""
+    j0 = p.val()
+    p.emit('vld1.8 {{{0}, {1}}}, [' + R_J0 + ']', [(j0, 'lo'), (j0, 'hi')], defs=[j0], kind='ld')
+    c = p.val()
+    p.emit('vrev32.8 {0}, {1}', [(c, 'q'), (j0, 'q')], defs=[c])
+    k0 = p.load(R_KEY, 0)
+    s = []
+    for b in range(lanes):
+        x = p.xor(p.tbl(c, t[V_IN]), k0)
+        s.append(p.xor(p.tbl(t[V_TIN], p.and_(x, t[V_LOW])), p.tbl(t[V_TIN + 16], p.shr8(x, 4))))
+        if b + 1 < lanes:
+            c = p.q3('vadd.i32', c, t[V_ONE])
+    return s
+
+
+def vp_round(p, t, xs, rk):
+    """A middle round of states whose ShiftRows is done: SubBytes, MixColumns, + rk."""
+    a, a2 = vp_sbox(p, t, xs, False)
+    u = [p.xor(y, p.ext(x, 4)) for x, y in zip(a, a2)]
+    return [p.xor(p.xor(w, p.ext(w, 4)), p.xor(p.ext(x, 12), rk)) for w, x in zip(u, a)]
+
+
 def vp_keystream(p, lanes, rounds):
     """E(K, J0 + i) for i < lanes (J0 in spec byte order at R_J0) up to the last round's
     S-box: the rounds of vp_aes (the caller permutes and adds the last round key)."""
@@ -567,7 +593,10 @@ def merge(a, b, frac):
 
 
 def k_msg(rounds, n, dec, frac=0.9):
-    """A whole message of n data blocks (n - 1 whole ones at src, the last one in q2,
+    """(Not built: the per-size kernel that k_msg_shared replaced, kept as the reference
+    --search-msg prices it against.)
+
+    A whole message of n data blocks (n - 1 whole ones at src, the last one in q2,
     zero-padded) after one block X of AAD (q0), from J0: E(K, J0 + i), i ≤ n, by vector
     permutes; the output (whole blocks to dst, the last one masked by q3 to q1); and the
     tag, E(K, J0) + GHASH(X, the ciphertext, the lengths block L (q1, vrev64 form)) into
@@ -609,6 +638,12 @@ def k_msg(rounds, n, dec, frac=0.9):
         kss.extend(ks(i) for i in range(n + 1) if i != 1 or n != 1)
     aes = segment(p, aes)
     p.ops += merge(aes, segment(p, early), frac)
+    msg_tail(p, n, dec, h, ys, cts, km, kss, last, mask)
+    return p
+
+
+def msg_tail(p, n, dec, h, ys, cts, km, kss, last, mask):
+    """The output blocks, the GHASH of the output (sealing) and the tag, after the AES."""
     for i in range(n):
         if n == 1:
             p.result(p.xor(p.tbl(ys[1], km[1]), km[0]), 1)
@@ -630,7 +665,103 @@ def k_msg(rounds, n, dec, frac=0.9):
     p.emit('veor {0}, {1}, {2}', [(tag, 'lo'), (y, 'hi'), (k0, 'lo')], defs=[tag])
     p.emit('veor {0}, {1}, {2}', [(tag, 'hi'), (y, 'lo'), (k0, 'hi'), (tag, 'q')], mods=[tag])
     p.result(tag, 0)
-    return p
+
+
+# The message kernels serve every key size (one per block count and direction): the AES
+# is AES-256's, entered part way for the shorter keys, without a loop. After round 0 the
+# kernel branches on the round count (public: the key size) to round 1 (AES-256), 3
+# (AES-192) or 5 (AES-128) of the unrolled code; round r's key is read at
+# R_RK + 16 * (r - 14), R_RK = the key + 16 * Nr, one pointer for every key size. The
+# entries are register conventions: the lanes' states where round 0 leaves them, nothing
+# else live (the four arguments are copied to the stack first, `vstmia`, and re-loaded
+# where used: cheaper than keeping them in q0-q3 through the head, measured); the rounds
+# before an entry (the head) end with the next ShiftRows, which round 1 has folded into its
+# input permutation. What every key size runs (the last ten rounds, the GHASH merged into
+# them, the output and the tag) is the AES-128 kernel as it was; the longer keys' first
+# rounds run without merged GHASH work. The merge's span (frac, lo) and the head's list
+# schedule are tuned per kernel (MSG_TUNE).
+R_RK = 'r12'
+ARG_BYTES = 16 * MSG_ARGS   # the arguments' copy at sp, below the spill slots
+MSG_STATE_Q = (4, 5, 6, 7, 8, 9)   # where round 0 is asked to leave the states
+HEAD_ROUNDS = 4    # AES-256's rounds before AES-128's entry
+
+
+def k_msg_shared(n, dec, frac=0.9, state=None, order=None, horder=None, lo=0, regargs=False):
+    """k_msg for every key size (see above): the same message, the same outputs. The
+    lanes' states at the entries are where round 0 leaves them (no move on any path)."""
+    lanes = n + 1
+    keep = tuple(range(MSG_ARGS)) if regargs else ()
+
+    def prog():
+        p = Prog(scr='sp', spill_base=ARG_BYTES)
+        p.keep = keep
+        return p
+    if state is None:
+        p = prog()
+        for b, x in enumerate(vp_init(p, vp_tables(p), lanes)):
+            p.result(x, MSG_STATE_Q[b])
+        state = allocate(p)[1]['natural']
+    k = Pieces()
+    # the round count (NeonKey.rounds, before vrk) compared, then made the round-key
+    # pointer; no NEON op touches the flags until the branch
+    if not regargs:
+        k.raw('vstmia sp, {d0-d7}')
+    k.raw(f'ldr {R_RK}, [{R_KEY}, #-16]', f'cmp {R_RK}, #12',
+          f'add {R_RK}, {R_KEY}, {R_RK}, lsl #4')
+    p = prog()
+    for b, x in enumerate(vp_init(p, vp_tables(p), lanes)):
+        p.result(x, state[b])
+    k.prog(p)
+    k.raw('blt 3f', 'beq 2f')
+    for first in (1, 3):
+        if first == 3:
+            k.raw('2:')
+        p = prog()
+        s = [p.arg(state[b]) for b in range(lanes)]
+        t = vp_tables(p)
+        for r in (first, first + 1):
+            s = [p.tbl(x, t[V_SR]) for x in vp_round(p, t, s, p.load(R_RK, 16 * (r - 14)))]
+        for b, x in enumerate(s):
+            p.result(x, state[b])
+        k.prog(schedule(p, *horder) if horder else p)
+    k.raw('3:')
+    p = Prog(scr='sp', spill_base=ARG_BYTES)
+    x, lens, last, mask = (p.arg(q) if regargs else p.load('sp', 16 * q) for q in range(MSG_ARGS))
+    s0 = [p.arg(state[b]) for b in range(lanes)]
+    h = Hash(p)
+    ys, cts, km, kss = [], [], [], []
+    rk = p.load(R_RK, 0)
+    out = p.load(R_CONST, V_OUT)
+
+    def ks(i):
+        return p.xor(p.tbl(ys[i], out), rk)
+
+    def early():
+        h.add(rev64(p, x), n + 2)
+        if dec:
+            for i in range(n):
+                cts.append(p.ld_post(R_SRC) if i + 1 < n else last)
+                h.add(rev64(p, cts[-1]), n + 1 - i)
+        h.add(lens, 1)
+        if n == 1:
+            km.extend((p.and_(p.xor(rk, last), mask), p.q3('vorn', out, mask)))
+            if not dec:
+                km.extend((rev64(p, km[0]), p.q3('vorn', rev64(p, out), rev64(p, mask))))
+
+    def aes():
+        t = vp_tables(p)
+        s = s0
+        for r in range(HEAD_ROUNDS + 1, 14):
+            xs = s if r == HEAD_ROUNDS + 1 else [p.tbl(v, t[V_SR]) for v in s]
+            s = vp_round(p, t, xs, p.load(R_RK, 16 * (r - 14)))
+        ys.extend(vp_sbox(p, t, s, True))
+        kss.extend(ks(i) for i in range(lanes) if i != 1 or n != 1)
+    aes = segment(p, aes)
+    cut = int(lo * len(aes))
+    p.ops += aes[:cut] + merge(aes[cut:], segment(p, early), frac)
+    msg_tail(p, n, dec, h, ys, cts, km, kss, last, mask)
+    k.prog(schedule(p, *order) if order else p)
+    return k
 
 
 # Lane counts of the vector-permute kernels: single blocks, and a block with J0 (the
@@ -658,14 +789,26 @@ for _t in range(1, 9):
 # Data blocks of the single-pass message kernels: up to five (six lanes with J0, the
 # vector-permute limit above); opening an empty message is sealing it.
 MSG_BLOCKS = 5
-for _r, _bits in ((10, 128), (12, 192), (14, 256)):
-    for _d in ('seal', 'open'):
-        for _n in range(0 if _d == 'seal' else 1, MSG_BLOCKS + 1):
-            KERNELS.append((f'kernel_{_d}{_n}_aes{_bits}',
-                            (lambda r=_r, n=_n, d=_d: k_msg(r, n, d == 'open')),
-                            f'AES-{_bits}-GCM of a message of {_n} data block(s) after one block '
-                            f'of AAD, in one pass\n/// ({"GHASH of the input" if _d == "open" else "GHASH of the output"})',
-                            'msg'))
+# The message kernels' tuning (k_msg_shared's frac, lo, horder), found by a seeded search
+# that priced each kernel's AES-128 and AES-256 paths with llvm-mca-19 (A57,
+# -iterations=1) against the unrolled per-size kernels they replace, keeping the best of
+# the worse of the two (docs/footprint.md, step 6); the others keep the defaults.
+MSG_TUNE = {
+    ('seal', 1): dict(frac=1.0, lo=0.03, horder=(2, 0.3, 0.5, 8834)),
+    ('seal', 2): dict(frac=0.89, lo=0.03, horder=(1, 0.3, 1, 2069)),
+    ('seal', 4): dict(frac=0.9, lo=0.03, horder=(4, 0.1, 0.5, 7993)),
+    ('open', 1): dict(frac=0.95, lo=0.01),
+    ('open', 2): dict(frac=0.96, lo=0.03, horder=(1, 0.3, 1, 2069)),
+    ('open', 3): dict(frac=0.85, lo=0.025),
+    ('open', 4): dict(frac=0.8, lo=0.1, horder=(0.5, 0.3, 0.5, 8117)),
+}
+for _d in ('seal', 'open'):
+    for _n in range(0 if _d == 'seal' else 1, MSG_BLOCKS + 1):
+        KERNELS.append((f'kernel_{_d}{_n}',
+                        (lambda n=_n, d=_d: k_msg_shared(n, d == 'open', **MSG_TUNE.get((d, n), {}))),
+                        f'AES-GCM (any key size) of a message of {_n} data block(s) after one '
+                        f'block of AAD, in one pass\n/// ({"GHASH of the input" if _d == "open" else "GHASH of the output"})',
+                        'msg'))
 
 
 # ------------------------------------------------------------------ output
@@ -756,6 +899,7 @@ pub(super) unsafe extern "C" fn {name}(
             inout("d5") last.1 => _,
             inout("d6") mask.0 => _,
             inout("d7") mask.1 => _,
+            out("r12") _,
 {MSG_CLOBBERS}
         );
     }}
@@ -889,6 +1033,56 @@ def search_round(tries, mca):
     print('best:', results[0])
 
 
+def search_msg(tries, mca):
+    """For each message kernel: llvm-mca-19 (A57, -iterations=1) cycles of its AES-128 and
+    AES-256 paths against the unrolled per-size kernel of the same message (k_msg, the
+    kernels before they were shared), with MSG_TUNE's parameters and with `tries` random
+    ones (the merge's span, the head's schedule); prints the best by the worse of the two
+    key sizes. For the developer (needs llvm-mca-19), not the build."""
+    import subprocess
+    import tempfile
+
+    def cycles(lines):
+        text = '\n'.join(l for l in lines if not l.endswith(':') and l[:3] not in ('blt', 'beq'))
+        with tempfile.NamedTemporaryFile('w', suffix='.s') as f:
+            f.write(text + '\n')
+            f.flush()
+            out = subprocess.run([mca, '-mtriple=armv8a-linux-gnueabihf', '-mcpu=cortex-a57',
+                                  '-iterations=1', f.name],
+                                 capture_output=True, text=True, check=True).stdout
+        return int(re.search(r'Total Cycles:\s+(\d+)', out).group(1))
+
+    def paths(n, dec, kw):
+        lines, st = allocate_pieces(k_msg_shared(n, dec, **kw))
+        lines = msg_lines(lines, st['spill_bytes'] + ARG_BYTES)
+        cut = next(i for i, l in enumerate(lines) if l.startswith('blt'))
+        return lines[:cut] + lines[lines.index('3:'):], lines   # AES-128, AES-256
+
+    rng = random.Random(30)
+    for d in ('seal', 'open'):
+        for n in range(0 if d == 'seal' else 1, MSG_BLOCKS + 1):
+            ref = []
+            for r in (10, 14):
+                lines, st = allocate(k_msg(r, n, d == 'open'))
+                ref.append(cycles(msg_lines(lines, st['spill_bytes'])))
+            best = None
+            for i in range(tries + 1):
+                kw = MSG_TUNE.get((d, n), {}) if i == 0 else {
+                    'frac': rng.choice([x / 100 for x in range(80, 101)]),
+                    'lo': rng.choice([x / 200 for x in range(10)])}
+                if i and rng.random() < 0.6:
+                    kw['horder'] = (rng.choice((0.5, 1, 2, 4)), rng.choice((0, 0.1, 0.3, 1)),
+                                    rng.choice((0.5, 1)), rng.randrange(10000))
+                try:
+                    got = [cycles(x) - y for x, y in zip(paths(n, d == 'open', kw), ref)]
+                except (AssertionError, IndexError):   # the allocator ran out of slots
+                    continue
+                if best is None or (max(got), sum(got)) < best[0]:
+                    best = ((max(got), sum(got)), got, kw)
+            print(f'{d}{n}: AES-128 {ref[0]} {best[1][0]:+d}, AES-256 {ref[1]} {best[1][1]:+d}: '
+                  f'{best[2]}', flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description='Generates the arm-neon kernels (see the comment at the top).')
     ap.add_argument('--verify', action='store_true',
@@ -899,9 +1093,14 @@ def main():
                     help='with --only: print its instructions (for llvm-mca), check nothing')
     ap.add_argument('--search-round', metavar='N', type=int,
                     help='try N round-body schedules with llvm-mca-19 and print the best')
+    ap.add_argument('--search-msg', metavar='N', type=int,
+                    help='price the message kernels against the per-size ones with llvm-mca-19, '
+                    'MSG_TUNE and N random tunings each, and print the best')
     args = ap.parse_args()
     if args.search_round:
         return search_round(args.search_round, os.environ.get('LLVM_MCA', 'llvm-mca-19'))
+    if args.search_msg is not None:
+        return search_msg(args.search_msg, os.environ.get('LLVM_MCA', 'llvm-mca-19'))
     if not (args.verify or args.out or args.only):
         ap.error('one of --out, --verify, --only')
     rng = random.Random(1)
@@ -914,7 +1113,7 @@ def main():
         p = mk()
         lines, st = allocate_pieces(p) if isinstance(p, Pieces) else allocate(p)
         if contract == 'msg':
-            lines = msg_lines(lines, st['spill_bytes'])
+            lines = msg_lines(lines, st['spill_bytes'] + ARG_BYTES)
         if args.asm:
             print('\n'.join(lines))
             return

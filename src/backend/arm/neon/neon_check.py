@@ -19,7 +19,7 @@ class Machine:
         self.d = [0] * 32
         self.mem = mem          # bytearray
         self.r = dict(regs)
-        self.z = False
+        self.z = self.lt = False
 
     def q(self, n):
         return self.d[2 * n] | (self.d[2 * n + 1] << 64)
@@ -37,9 +37,17 @@ class Machine:
                 continue
             m, _, rest = l.partition(' ')
             a = [x.strip() for x in re.split(r',\s*(?![^{]*})(?![^\[]*\])', rest)]
-            if m == 'bne':
-                if not self.z:
+            if m in ('bne', 'beq', 'blt'):
+                if {'bne': not self.z, 'beq': self.z, 'blt': self.lt}[m]:
                     pc = labels[a[0][:-1]]
+                continue
+            if m == 'cmp':   # small non-negative values only
+                imm = int(a[1][1:])
+                self.z, self.lt = self.r[a[0]] == imm, self.r[a[0]] < imm
+                continue
+            if m == 'add' and len(a) == 4:   # add rd, rn, rm, lsl #k (flags kept)
+                sh = int(a[3].split('#')[1])
+                self.r[a[0]] = (self.r[a[1]] + (self.r[a[2]] << sh)) & 0xffffffff
                 continue
             if m in ('add', 'sub', 'subs'):
                 imm = int(a[2][1:])
@@ -49,7 +57,7 @@ class Machine:
                     self.z = self.r[a[0]] == 0
                 continue
             if m == 'ldr':
-                mm = re.match(r'\[(\w+), #(\d+)\]', a[1])
+                mm = re.match(r'\[(\w+), #(-?\d+)\]', a[1])
                 addr = self.r[mm.group(1)] + int(mm.group(2))
                 self.r[a[0]] = int.from_bytes(self.mem[addr:addr + 4], 'little')
                 continue
@@ -79,8 +87,13 @@ class Machine:
             if a[1].endswith('!'):
                 self.r[base] = addr + 8 * len(dd)
             return
+        if m == 'vstmia':   # vstmia rn, {dA-dB}
+            lo, hi = (int(x) for x in re.findall(r'd(\d+)', a[1]))
+            for k, dn in enumerate(range(lo, hi + 1)):
+                self.mem[self.r[a[0]] + 8 * k:self.r[a[0]] + 8 * k + 8] = self.d[dn].to_bytes(8, 'little')
+            return
         if m in ('vldr', 'vstr'):
-            mm = re.match(r'\[(\w+), #(\d+)\]', a[1])
+            mm = re.match(r'\[(\w+), #(-?\d+)\]', a[1])
             addr = self.r[mm.group(1)] + int(mm.group(2))
             if m == 'vldr':
                 self.wr(a[0], int.from_bytes(self.mem[addr:addr + 8], 'little'))
@@ -458,13 +471,18 @@ def check_msg(lines, name, rng):
     """A message kernel (gen_kernels.k_msg) on a random message of its block count, every
     length of the last block: the tag, the output in dst and q1, nothing written past the
     output, sp back where it was and the spill area below it wiped."""
-    mm = re.match(r'kernel_(seal|open)(\d)_aes(\d+)$', name)
-    dec, n, bits = mm.group(1) == 'open', int(mm.group(2)), int(mm.group(3))
+    mm = re.match(r'kernel_(seal|open)(\d)$', name)
+    dec, n = mm.group(1) == 'open', int(mm.group(2))
+    # every key size through the one kernel
+    return all(check_msg_key(lines, dec, n, bits, rng) for bits in (128, 192, 256))
+
+
+def check_msg_key(lines, dec, n, bits, rng):
     key = bytes(rng.randrange(256) for _ in range(bits // 8))
     _, hm, _ = key_material(key)
     h = int.from_bytes(aes_ref(key, bytes(16)), 'big')
     j0 = bytes(rng.randrange(256) for _ in range(12)) + bytes([0xff, 0xff, 0xff, rng.choice((0xfe, 0xfd, 7))])
-    A_J0, SP = 10240, 61440
+    A_J0, SP, A_VKEY = 10240, 61440, 1024
     ok = True
     for left in (range(1, 17) if n else (16,)):
         data = bytes(rng.randrange(256) for _ in range(16 * n))
@@ -472,13 +490,15 @@ def check_msg(lines, name, rng):
         xblk = bytes(rng.randrange(256) for _ in range(16))
         lens = [rng.randrange(1 << 64) for _ in range(2)]
         mem = bytearray(65536)
-        mem[A_KEY:A_KEY + 240] = vperm_keys(key)
+        # the vector-permute keys after the round count (NeonKey.rounds, vrk)
+        mem[A_VKEY - 16:A_VKEY - 12] = (len(key) // 4 + 6).to_bytes(4, 'little')
+        mem[A_VKEY:A_VKEY + 240] = vperm_keys(key)
         mem[A_H:A_H + len(hm)] = hm
         mem[A_C:A_C + VCONST_BYTES] = vconsts()
         mem[A_J0:A_J0 + 16] = j0
         mem[A_SRC:A_SRC + len(data)] = data
         mem[SP - 1024:SP] = b'\x77' * 1024
-        m = Machine(mem, {R_KEY: A_KEY, R_H: A_H, R_CONST: A_C, 'r1': A_J0, R_SRC: A_SRC,
+        m = Machine(mem, {R_KEY: A_VKEY, R_H: A_H, R_CONST: A_C, 'r1': A_J0, R_SRC: A_SRC,
                           R_DST: A_DST, 'sp': SP})
         for q, v in enumerate((xblk, None, data[-16:] if n else bytes(16),
                                b'\xff' * left + bytes(16 - left))):

@@ -80,6 +80,7 @@ class Prog:
         self.n = 0
         self.scr, self.spill_base = scr, spill_base
         self.args, self.results = [], []
+        self.keep = ()
 
     def val(self, src=None, name=''):
         self.n += 1
@@ -187,7 +188,8 @@ class Prog:
 # ------------------------------------------------------------------ register allocation
 def allocate(prog, nregs=16):
     """Returns the instruction text. Values are allocated to q registers; a value with a
-    memory source is (re)loaded on demand and never stored; others spill to scratch."""
+    memory source is (re)loaded on demand and never stored; others spill to scratch.
+    Registers in `prog.keep` are left alone (they hold values across the program)."""
     ops = list(prog.ops)
     if prog.results:
         ops.append(Op('', [(v, 'q') for v, _ in prog.results], kind='results'))
@@ -231,6 +233,8 @@ def allocate(prog, nregs=16):
     def evict(i, pinned):
         best, bq = -1, None
         for q in range(nregs):
+            if q in prog.keep:
+                continue
             v = reg[q]
             if v is None:
                 return q
@@ -292,7 +296,8 @@ def allocate(prog, nregs=16):
                 break
             else:  # a cycle: move one result aside to a register no result wants
                 v, q = todo[0]
-                f = next(r for r in range(nregs) if reg[r] is None and r not in want.values())
+                f = next(r for r in range(nregs)
+                         if reg[r] is None and r not in want.values() and r not in prog.keep)
                 s = where.pop(v.id)
                 reg[s] = None
                 out.append(f'vorr q{f}, q{s}, q{s}')

@@ -134,62 +134,27 @@ pub(super) struct Out(pub(super) Q, pub(super) Q);
 type MsgKernel =
     unsafe extern "C" fn(*const NeonKey, *const u8, *const u8, *mut u8, Q, Q, Q, Q) -> Out;
 
-/// The message kernels by direction (seal, open), key size and data blocks (an empty
-/// message is sealed either way), picked by index like `VPERM_KERNELS`.
-pub(super) static MSG_KERNELS: [[[MsgKernel; kernels::MSG_BLOCKS + 1]; 3]; 2] = {
+/// The message kernels by direction (seal, open) and data blocks (an empty message is
+/// sealed either way), picked by index like `VPERM_KERNELS`. Each serves every key size
+/// (it reads the round count).
+pub(super) static MSG_KERNELS: [[MsgKernel; kernels::MSG_BLOCKS + 1]; 2] = {
     use kernels::*;
     [
         [
-            [
-                kernel_seal0_aes128,
-                kernel_seal1_aes128,
-                kernel_seal2_aes128,
-                kernel_seal3_aes128,
-                kernel_seal4_aes128,
-                kernel_seal5_aes128,
-            ],
-            [
-                kernel_seal0_aes192,
-                kernel_seal1_aes192,
-                kernel_seal2_aes192,
-                kernel_seal3_aes192,
-                kernel_seal4_aes192,
-                kernel_seal5_aes192,
-            ],
-            [
-                kernel_seal0_aes256,
-                kernel_seal1_aes256,
-                kernel_seal2_aes256,
-                kernel_seal3_aes256,
-                kernel_seal4_aes256,
-                kernel_seal5_aes256,
-            ],
+            kernel_seal0,
+            kernel_seal1,
+            kernel_seal2,
+            kernel_seal3,
+            kernel_seal4,
+            kernel_seal5,
         ],
         [
-            [
-                kernel_seal0_aes128,
-                kernel_open1_aes128,
-                kernel_open2_aes128,
-                kernel_open3_aes128,
-                kernel_open4_aes128,
-                kernel_open5_aes128,
-            ],
-            [
-                kernel_seal0_aes192,
-                kernel_open1_aes192,
-                kernel_open2_aes192,
-                kernel_open3_aes192,
-                kernel_open4_aes192,
-                kernel_open5_aes192,
-            ],
-            [
-                kernel_seal0_aes256,
-                kernel_open1_aes256,
-                kernel_open2_aes256,
-                kernel_open3_aes256,
-                kernel_open4_aes256,
-                kernel_open5_aes256,
-            ],
+            kernel_seal0,
+            kernel_open1,
+            kernel_open2,
+            kernel_open3,
+            kernel_open4,
+            kernel_open5,
         ],
     ]
 };
