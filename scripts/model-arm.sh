@@ -95,6 +95,7 @@ neon-ctr256     a64    128   a64      aarch64::neon::crypt::kernel_ctr # bit-sli
 neon-enc128     a64    128   a64      aarch64::neon::crypt::kernel_enc # bit-sliced CTR + pmull.8b GHASH; rounds=2 expect pmull=192
 neon-dec128     a64    128   a64      aarch64::neon::crypt::kernel_dec # rounds=2 expect pmull=192
 neon-enc256     a64    128   a64      aarch64::neon::crypt::kernel_enc # rounds=3 expect pmull=192
+neon-dec256     a64    128   a64      aarch64::neon::crypt::kernel_dec # rounds=3 expect pmull=192
 neon-vperm1     a64    16    a64      aarch64::neon::vperm::lanes1 # vector-permute AES-128, 1 block per call; flatten=4 (two rounds an iteration)
 neon-vperm2     a64    32    a64      aarch64::neon::vperm::lanes2 # 2 blocks per call; flatten=4
 neon-vperm4     a64    64    a64      aarch64::neon::vperm::lanes4 # 4 blocks per call; flatten=8 (one round an iteration)
