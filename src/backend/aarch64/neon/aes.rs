@@ -237,10 +237,11 @@ unsafe fn aes8_planes(k: &NeonKey, mut q: [uint8x16_t; GROUP]) -> [uint8x16_t; G
     // SAFETY: NEON baseline; the tables are 16-byte rows indexed below their length.
     unsafe {
         add_round_key(&mut q, k, 0);
-        // The phase of MixColumns must be a constant (the `tbl` that could take it as data
-        // costs three µops on Cortex-A57/A72), so the loop holds four rounds, phases 2, 3,
-        // 0, 1, after round 1: AES-128 and AES-256 leave at the bottom after two and three
-        // turns, AES-192 (rounds 1..11) in the middle of its third.
+        // The phase of MixColumns must be a constant (a `tbl` that takes it as data is
+        // three µops in LLVM's Cortex-A57/A72 model: +5–7% on the loop rows, see
+        // docs/footprint.md), so the loop holds four rounds, phases 2, 3, 0, 1, after
+        // round 1: AES-128 and AES-256 leave at the bottom after two and three turns,
+        // AES-192 (rounds 1..11) in the middle of its third.
         round::<1>(&mut q, k, 1);
         let mut r = 2;
         loop {
