@@ -87,11 +87,15 @@ enc128-eor3     a64    128   a64      aarch64::ce::crypt::kernel_enc_aes128_eor3
 enc256-eor3     a64    128   a64      aarch64::ce::crypt::kernel_enc_aes256_eor3 # EOR3 variant (SHA3 cores); expect aese=112 pmull=26
 dec128-eor3     a64    128   a64      aarch64::ce::crypt::kernel_dec_aes128_eor3 # EOR3 variant (SHA3 cores); expect aese=80 pmull=26
 neon-ghash      a64    128   a64      aarch64::neon::ghash::kernel_ghash # NEON pmull.8b GHASH, 8 blocks, one placement+reduction; expect pmull=192
-neon-ctr128     a64    128   a64      aarch64::neon::crypt::kernel_ctr_aes128 # bit-sliced AES-128 CTR, 8 blocks
-neon-ctr256     a64    128   a64      aarch64::neon::crypt::kernel_ctr_aes256 # bit-sliced AES-256 CTR, 8 blocks
-neon-enc128     a64    128   a64      aarch64::neon::crypt::kernel_enc_aes128 # bit-sliced CTR + pmull.8b GHASH; expect pmull=192
-neon-dec128     a64    128   a64      aarch64::neon::crypt::kernel_dec_aes128 # expect pmull=192
-neon-enc256     a64    128   a64      aarch64::neon::crypt::kernel_enc_aes256 # expect pmull=192
+# aarch64::neon's ctr/enc/dec kernels serve every key size: rounds 2..Nr-1 are a loop of four
+# rounds (one per MixColumns phase) whose count is read from the key; rounds=K: K turns of it
+# (AES-128 2, AES-256 3; see Nested)
+neon-ctr128     a64    128   a64      aarch64::neon::crypt::kernel_ctr # bit-sliced AES-128 CTR, 8 blocks; rounds=2
+neon-ctr256     a64    128   a64      aarch64::neon::crypt::kernel_ctr # bit-sliced AES-256 CTR, 8 blocks; rounds=3
+neon-enc128     a64    128   a64      aarch64::neon::crypt::kernel_enc # bit-sliced CTR + pmull.8b GHASH; rounds=2 expect pmull=192
+neon-dec128     a64    128   a64      aarch64::neon::crypt::kernel_dec # rounds=2 expect pmull=192
+neon-enc256     a64    128   a64      aarch64::neon::crypt::kernel_enc # rounds=3 expect pmull=192
+neon-dec256     a64    128   a64      aarch64::neon::crypt::kernel_dec # rounds=3 expect pmull=192
 neon-vperm1     a64    16    a64      aarch64::neon::vperm::lanes1 # vector-permute AES-128, 1 block per call; flatten=4 (two rounds an iteration)
 neon-vperm2     a64    32    a64      aarch64::neon::vperm::lanes2 # 2 blocks per call; flatten=4
 neon-vperm4     a64    64    a64      aarch64::neon::vperm::lanes4 # 4 blocks per call; flatten=8 (one round an iteration)

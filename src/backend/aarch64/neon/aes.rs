@@ -16,6 +16,9 @@
 //!   state of round r owes r ShiftRows, MixColumns is written for that phase (rotations
 //!   of 32-bit columns and of the whole register, no `tbl`), the round keys are stored
 //!   pre-shifted to match, and the owed rotation is paid once after the last round;
+//! - rounds 2..Nr−1 are a loop of four rounds (one per phase) for every key size (the
+//!   count read from the key, public): each kernel has five copies of the round instead
+//!   of 9–13 per key size.
 //! - doubling in GF(2^8) inside MixColumns only renames registers plus three XORs.
 
 use super::{NeonKey, GROUP};
@@ -87,9 +90,14 @@ fn sub_bytes(q: &mut [uint8x16_t; GROUP]) {
     crate::backend::sbox::sub_bytes_planes(v);
 }
 
-/// Bytes of rows 1 and 3 (byte index = row + 4·column).
-const ODD_ROWS: [u8; 16] = [
-    0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff,
+/// The rotation owed after the last round, as a `bsl` mask by (rounds / 2) mod 2: AES-192
+/// (12) owes none, AES-128 and AES-256 (10, 14) two ShiftRows (rows 1 and 3, bytes
+/// row + 4·column, turn by two columns, i.e. 8 bytes).
+static OWED: [[u8; 16]; 2] = [
+    [0; 16],
+    [
+        0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff,
+    ],
 ];
 
 /// MixColumns of a state that still owes Q ShiftRows ("fixsliced" in the manner of
@@ -137,6 +145,18 @@ unsafe fn mix_columns<const Q: usize>(q: &mut [uint8x16_t; GROUP]) {
     }
 }
 
+/// One middle round (SubBytes, MixColumns of phase Q = r mod 4, AddRoundKey r).
+#[inline(always)]
+unsafe fn round<const Q: usize>(q: &mut [uint8x16_t; GROUP], k: &NeonKey, r: usize) {
+    debug_assert_eq!(r % 4, Q);
+    sub_bytes(q);
+    // SAFETY: NEON baseline; r < 14.
+    unsafe {
+        mix_columns::<Q>(q);
+        add_round_key(q, k, r);
+    }
+}
+
 #[inline(always)]
 unsafe fn add_round_key(q: &mut [uint8x16_t; GROUP], k: &NeonKey, r: usize) {
     for (j, x) in q.iter_mut().enumerate() {
@@ -145,32 +165,25 @@ unsafe fn add_round_key(q: &mut [uint8x16_t; GROUP], k: &NeonKey, r: usize) {
     }
 }
 
-/// AES with `R` rounds on eight blocks, fully unrolled. Round r leaves the state owing
-/// r ShiftRows (its round key is stored shifted to match, see [`expand_key`]); the R
-/// owed at the end are paid once: none for AES-192, two (rows 1 and 3 turn by two
-/// columns, i.e. 8 bytes) for AES-128 and AES-256.
+/// AES of eight blocks, any key size. Round r leaves the state owing r ShiftRows (its
+/// round key is stored shifted to match, see [`expand_key`]); what is owed at the end is
+/// paid once.
 #[inline(always)]
-pub(super) unsafe fn aes8_r<const R: usize>(
-    k: &NeonKey,
-    mut q: [uint8x16_t; GROUP],
-) -> [uint8x16_t; GROUP] {
+pub(super) unsafe fn aes8_inline(k: &NeonKey, mut q: [uint8x16_t; GROUP]) -> [uint8x16_t; GROUP] {
     // SAFETY: NEON baseline.
     unsafe {
         transpose8(&mut q);
-        aes8_planes::<R>(k, q)
+        aes8_planes(k, q)
     }
 }
 
-/// [`aes8_r`] of the eight counter blocks `ctr`, `ctr` + 1, …, `ctr` + 7 (inc32 of a
+/// [`aes8_inline`] of the eight counter blocks `ctr`, `ctr` + 1, …, `ctr` + 7 (inc32 of a
 /// counter in native order): the same keystream, with the bit planes of the blocks
 /// built directly instead of transposed (see [`counter_planes`]).
 #[inline(always)]
-pub(super) unsafe fn aes8_ctr_r<const R: usize>(
-    k: &NeonKey,
-    ctr: uint32x4_t,
-) -> [uint8x16_t; GROUP] {
+pub(super) unsafe fn aes8_ctr_inline(k: &NeonKey, ctr: uint32x4_t) -> [uint8x16_t; GROUP] {
     // SAFETY: NEON baseline.
-    unsafe { aes8_planes::<R>(k, counter_planes(ctr)) }
+    unsafe { aes8_planes(k, counter_planes(ctr)) }
 }
 
 /// The bit planes of the counter blocks c + b (b = 0..8, inc32; `ctr` in native order)
@@ -215,79 +228,91 @@ unsafe fn counter_planes(ctr: uint32x4_t) -> [uint8x16_t; GROUP] {
     }
 }
 
-/// [`aes8_r`] from the bit planes of the blocks.
+/// [`aes8_inline`] from the bit planes of the blocks, every key size: the round loop's
+/// count is the key's `rounds` (10/12/14 by key size: public, never secret data).
 #[inline(always)]
-unsafe fn aes8_planes<const R: usize>(
-    k: &NeonKey,
-    mut q: [uint8x16_t; GROUP],
-) -> [uint8x16_t; GROUP] {
-    // SAFETY: NEON baseline; the constant table is 16 bytes; round indices ≤ R ≤ 14.
+unsafe fn aes8_planes(k: &NeonKey, mut q: [uint8x16_t; GROUP]) -> [uint8x16_t; GROUP] {
+    // The bound lets the compiler drop the index checks of `rk`; a key never has more.
+    let rounds = (k.rounds as usize).min(14);
+    // SAFETY: NEON baseline; the tables are 16-byte rows indexed below their length.
     unsafe {
         add_round_key(&mut q, k, 0);
-        // Spelled out: a `for` over the rounds would stay a rolled loop, and the phase
-        // must be a constant.
-        macro_rules! rounds {
-            ($($r:literal)*) => {$(
-                if $r < R {
-                    sub_bytes(&mut q);
-                    mix_columns::<{ $r % 4 }>(&mut q);
-                    add_round_key(&mut q, k, $r);
-                }
-            )*};
-        }
-        rounds!(1 2 3 4 5 6 7 8 9 10 11 12 13);
-        sub_bytes(&mut q);
-        add_round_key(&mut q, k, R);
-        const { assert!(R % 4 == 0 || R % 4 == 2) };
-        if R % 4 == 2 {
-            let odd = vld1q_u8(ODD_ROWS.as_ptr());
-            for x in q.iter_mut() {
-                *x = vbslq_u8(odd, vextq_u8::<8>(*x, *x), *x);
+        // The phase of MixColumns must be a constant (a `tbl` that takes it as data is
+        // three µops in LLVM's Cortex-A57/A72 model: +5–7% on the loop rows, see
+        // docs/footprint.md), so the loop holds four rounds, phases 2, 3, 0, 1, after
+        // round 1: AES-128 and AES-256 leave at the bottom after two and three turns,
+        // AES-192 (rounds 1..11) in the middle of its third.
+        round::<1>(&mut q, k, 1);
+        let mut r = 2;
+        loop {
+            round::<2>(&mut q, k, r);
+            round::<3>(&mut q, k, r + 1);
+            if r + 2 >= rounds {
+                break;
             }
+            round::<0>(&mut q, k, r + 2);
+            round::<1>(&mut q, k, r + 3);
+            r += 4;
+            if r >= rounds {
+                break;
+            }
+        }
+        sub_bytes(&mut q);
+        add_round_key(&mut q, k, rounds);
+        let owed = vld1q_u8(OWED[(rounds / 2) % 2].as_ptr());
+        for x in q.iter_mut() {
+            *x = vbslq_u8(owed, vextq_u8::<8>(*x, *x), *x);
         }
         transpose8(&mut q);
         q
     }
 }
 
-macro_rules! aes8_sizes {
-    ($($name:ident, $ctr:ident, $r:literal;)*) => {$(
-        #[inline(never)]
-        fn $name(k: &NeonKey, q: [uint8x16_t; GROUP]) -> [uint8x16_t; GROUP] {
-            // SAFETY: NEON baseline; forwarded.
-            unsafe { aes8_r::<$r>(k, q) }
-        }
-
-        #[inline(never)]
-        fn $ctr(k: &NeonKey, ctr: uint32x4_t) -> [uint8x16_t; GROUP] {
-            // SAFETY: NEON baseline; forwarded.
-            unsafe { aes8_ctr_r::<$r>(k, ctr) }
-        }
-    )*};
-}
-
-aes8_sizes! {
-    aes8_128, aes8_ctr_128, 10;
-    aes8_192, aes8_ctr_192, 12;
-    aes8_256, aes8_ctr_256, 14;
-}
-
 /// The keystream of the eight counter blocks from `ctr` (native order), any key size.
+#[inline(never)]
 pub(super) fn aes8_ctr(k: &NeonKey, ctr: uint32x4_t) -> [uint8x16_t; GROUP] {
-    match k.rounds {
-        10 => aes8_ctr_128(k, ctr),
-        12 => aes8_ctr_192(k, ctr),
-        _ => aes8_ctr_256(k, ctr),
+    // SAFETY: NEON baseline; forwarded.
+    unsafe { aes8_ctr_inline(k, ctr) }
+}
+
+/// The keystream of the short-message path (5–8 lanes: messages of 49–112 bytes with
+/// J0). For AES-256 the rounds are spelled out: the three turns of the round loop cost
+/// 3–5 cycles there (0.2%, whole-call model, 64 B), and the GnuTLS record path must not
+/// get slower; AES-128's two turns cost nothing measurable, so it takes the rolled one.
+pub(super) fn aes8_ctr_short(k: &NeonKey, ctr: uint32x4_t) -> [uint8x16_t; GROUP] {
+    if k.rounds == 14 {
+        aes8_ctr_256(k, ctr)
+    } else {
+        aes8_ctr(k, ctr)
+    }
+}
+
+#[inline(never)]
+fn aes8_ctr_256(k: &NeonKey, ctr: uint32x4_t) -> [uint8x16_t; GROUP] {
+    // SAFETY: NEON baseline.
+    unsafe {
+        let mut q = counter_planes(ctr);
+        add_round_key(&mut q, k, 0);
+        macro_rules! rounds {
+            ($($r:literal)*) => {$( round::<{ $r % 4 }>(&mut q, k, $r); )*};
+        }
+        rounds!(1 2 3 4 5 6 7 8 9 10 11 12 13);
+        sub_bytes(&mut q);
+        add_round_key(&mut q, k, 14);
+        let owed = vld1q_u8(OWED[1].as_ptr());
+        for x in q.iter_mut() {
+            *x = vbslq_u8(owed, vextq_u8::<8>(*x, *x), *x);
+        }
+        transpose8(&mut q);
+        q
     }
 }
 
 /// Eight blocks with a key of any size (tails, J0, key setup).
+#[inline(never)]
 pub(super) fn aes8(k: &NeonKey, q: [uint8x16_t; GROUP]) -> [uint8x16_t; GROUP] {
-    match k.rounds {
-        10 => aes8_128(k, q),
-        12 => aes8_192(k, q),
-        _ => aes8_256(k, q),
-    }
+    // SAFETY: NEON baseline; forwarded.
+    unsafe { aes8_inline(k, q) }
 }
 
 /// The shared FIPS-197 round keys `rk` (of `rounds` rounds) turned into bit planes with
@@ -300,7 +325,7 @@ pub(super) fn expand_key(
     let mut bytes = [0u8; 16];
     k.rk = [[[0; 16]; 8]; 15];
     for (r, word) in rk.iter().enumerate().take(rounds + 1) {
-        // The state meets round key r owing r ShiftRows (see `aes8_r`): the true
+        // The state meets round key r owing r ShiftRows (see `aes8_inline`): the true
         // state is T(row, c) = S(row, c + r·row), so byte (row, c) of ours is byte
         // (row, c − r·row) of the true state and takes that byte of the key.
         for (i, b) in bytes.iter_mut().enumerate() {

@@ -7,7 +7,7 @@
 //! to four lanes, else the eight-lane bit-sliced — and one GHASH of its blocks with
 //! H^n..H^1 (`ghash::ghash_first`).
 
-use super::aes::aes8_ctr_r;
+use super::aes::aes8_ctr_inline;
 use super::ghash::{ghash_first, ghash_n};
 use super::vperm::encrypt_lanes;
 use super::{NeonKey, GROUP};
@@ -20,7 +20,7 @@ use core::arch::aarch64::*;
 /// One group of eight blocks: CTR and GHASH of the ciphertext. Decryption hashes the
 /// input, which does not wait for the AES, so the two streams overlap.
 #[inline(always)]
-unsafe fn crypt_group<const R: usize, const ENC: bool>(
+unsafe fn crypt_group<const ENC: bool>(
     k: &NeonKey,
     ctr: &mut uint32x4_t,
     y: &mut uint8x16_t,
@@ -30,7 +30,7 @@ unsafe fn crypt_group<const R: usize, const ENC: bool>(
     // SAFETY: NEON baseline; `src`/`dst` hold 128 bytes (caller's contract).
     unsafe {
         let input: [uint8x16_t; GROUP] = core::array::from_fn(|i| vld1q_u8(src.add(16 * i)));
-        let ks = aes8_ctr_r::<R>(k, *ctr);
+        let ks = aes8_ctr_inline(k, *ctr);
         *ctr = ctr_add(*ctr, GROUP as u32);
         let out: [uint8x16_t; GROUP] = core::array::from_fn(|i| veorq_u8(input[i], ks[i]));
         for (i, o) in out.iter().enumerate() {
@@ -42,84 +42,82 @@ unsafe fn crypt_group<const R: usize, const ENC: bool>(
     }
 }
 
-macro_rules! crypt_kernels {
-    ($($name:ident, $r:literal, $enc:literal;)*) => {$(
-        /// Steady-state CTR + GHASH loop for one key size and direction.
-        #[inline(never)]
-        unsafe fn $name(
-            k: &NeonKey,
-            ctr: &mut uint32x4_t,
-            y: &mut uint8x16_t,
-            mut src: *const u8,
-            mut dst: *mut u8,
-            groups: usize,
-        ) {
-            // SAFETY: `src`/`dst` hold 128*groups bytes (caller's contract).
-            unsafe {
-                for _ in 0..groups {
-                    crypt_group::<$r, $enc>(k, ctr, y, src, dst);
-                    src = src.add(16 * GROUP);
-                    dst = dst.add(16 * GROUP);
-                }
-            }
+/// Steady-state CTR + GHASH loop for one direction, every key size (the AES rounds are a
+/// loop whose count is read from the key: `aes::aes8_planes`).
+#[inline(always)]
+unsafe fn kernel_crypt<const ENC: bool>(
+    k: &NeonKey,
+    ctr: &mut uint32x4_t,
+    y: &mut uint8x16_t,
+    mut src: *const u8,
+    mut dst: *mut u8,
+    groups: usize,
+) {
+    // SAFETY: `src`/`dst` hold 128*groups bytes (caller's contract).
+    unsafe {
+        for _ in 0..groups {
+            crypt_group::<ENC>(k, ctr, y, src, dst);
+            src = src.add(16 * GROUP);
+            dst = dst.add(16 * GROUP);
         }
-    )*};
+    }
 }
 
-crypt_kernels! {
-    kernel_enc_aes128, 10, true;
-    kernel_enc_aes192, 12, true;
-    kernel_enc_aes256, 14, true;
-    kernel_dec_aes128, 10, false;
-    kernel_dec_aes192, 12, false;
-    kernel_dec_aes256, 14, false;
+/// Named instances (the model and `ct-static` find the kernels by name).
+#[inline(never)]
+unsafe fn kernel_enc(
+    k: &NeonKey,
+    ctr: &mut uint32x4_t,
+    y: &mut uint8x16_t,
+    src: *const u8,
+    dst: *mut u8,
+    groups: usize,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { kernel_crypt::<true>(k, ctr, y, src, dst, groups) }
 }
 
-macro_rules! ctr_kernels {
-    ($($name:ident, $r:literal;)*) => {$(
-        /// Steady-state CTR loop (keystream only) for one key size.
-        #[inline(never)]
-        unsafe fn $name(
-            k: &NeonKey,
-            ctr: &mut uint32x4_t,
-            mut src: *const u8,
-            mut dst: *mut u8,
-            groups: usize,
-        ) {
-            // SAFETY: `src`/`dst` hold 128*groups bytes (caller's contract).
-            unsafe {
-                for _ in 0..groups {
-                    let ks = aes8_ctr_r::<$r>(k, *ctr);
-                    *ctr = ctr_add(*ctr, GROUP as u32);
-                    for (i, s) in ks.iter().enumerate() {
-                        let x = vld1q_u8(src.add(16 * i));
-                        vst1q_u8(dst.add(16 * i), veorq_u8(x, *s));
-                    }
-                    src = src.add(16 * GROUP);
-                    dst = dst.add(16 * GROUP);
-                }
+#[inline(never)]
+unsafe fn kernel_dec(
+    k: &NeonKey,
+    ctr: &mut uint32x4_t,
+    y: &mut uint8x16_t,
+    src: *const u8,
+    dst: *mut u8,
+    groups: usize,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { kernel_crypt::<false>(k, ctr, y, src, dst, groups) }
+}
+
+/// Steady-state CTR loop (keystream only), every key size.
+#[inline(never)]
+unsafe fn kernel_ctr(
+    k: &NeonKey,
+    ctr: &mut uint32x4_t,
+    mut src: *const u8,
+    mut dst: *mut u8,
+    groups: usize,
+) {
+    // SAFETY: `src`/`dst` hold 128*groups bytes (caller's contract).
+    unsafe {
+        for _ in 0..groups {
+            let ks = aes8_ctr_inline(k, *ctr);
+            *ctr = ctr_add(*ctr, GROUP as u32);
+            for (i, s) in ks.iter().enumerate() {
+                let x = vld1q_u8(src.add(16 * i));
+                vst1q_u8(dst.add(16 * i), veorq_u8(x, *s));
             }
+            src = src.add(16 * GROUP);
+            dst = dst.add(16 * GROUP);
         }
-    )*};
-}
-
-ctr_kernels! {
-    kernel_ctr_aes128, 10;
-    kernel_ctr_aes192, 12;
-    kernel_ctr_aes256, 14;
+    }
 }
 
 /// The CTR + GHASH kernel and the tail for the key's size and the direction.
-pub(super) fn kernels(k: &NeonKey, dir: Direction) -> Kernels<NeonKey> {
+pub(super) fn kernels(_k: &NeonKey, dir: Direction) -> Kernels<NeonKey> {
     let enc = dir == Direction::Encrypt;
-    let groups: GroupKernel<NeonKey> = match (k.rounds, enc) {
-        (10, true) => kernel_enc_aes128,
-        (12, true) => kernel_enc_aes192,
-        (_, true) => kernel_enc_aes256,
-        (10, false) => kernel_dec_aes128,
-        (12, false) => kernel_dec_aes192,
-        (_, false) => kernel_dec_aes256,
-    };
+    let groups: GroupKernel<NeonKey> = if enc { kernel_enc } else { kernel_dec };
     Kernels {
         groups,
         tail: if enc {
@@ -185,12 +183,7 @@ pub(super) unsafe fn ctr_only(
         let mut c = ctr_to_native(ctr);
         let groups = blocks / GROUP;
         if groups > 0 {
-            let f = match k.rounds {
-                10 => kernel_ctr_aes128,
-                12 => kernel_ctr_aes192,
-                _ => kernel_ctr_aes256,
-            };
-            f(k, &mut c, src, dst, groups);
+            kernel_ctr(k, &mut c, src, dst, groups);
         }
         let done = groups * GROUP;
         let n = blocks - done;

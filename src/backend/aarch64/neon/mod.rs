@@ -13,10 +13,10 @@
 //!   blocks, H and the short-message path;
 //! - `short.rs`: a whole short message in one pass (E(K, J0) beside the counters, GHASH
 //!   of AAD ‖ ciphertext ‖ lengths with H^n..H^1 and one reduction);
-//! - `crypt.rs`: the kernels (`kernel_enc_aes128`, …, `kernel_ctr_aes128`; GHASH alone
-//!   is `ghash.rs`' `kernel_ghash`), with AES rounds and GHASH forms fully unrolled (const
-//!   generic round count, macros), so the steady-state loop `scripts/model-arm.sh`
-//!   models is one whole iteration of 128 bytes; and the tails. The fused entry that
+//! - `crypt.rs`: the kernels (`kernel_enc`, `kernel_dec`, `kernel_ctr`, each for every key
+//!   size; GHASH alone is `ghash.rs`' `kernel_ghash`), with the GHASH forms unrolled and
+//!   the AES rounds a loop whose count is read from the key (`scripts/model-arm.sh` models
+//!   an iteration of 128 bytes with that loop repeated, `rounds=`); and the tails. The fused entry that
 //!   runs them is `../common.rs`' (shared with `aarch64-ce`).
 //!
 //! Whole groups of counter blocks go through the eight-lane AES; up to four lanes (single

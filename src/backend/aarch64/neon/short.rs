@@ -53,7 +53,7 @@ unsafe fn keystream<const N: usize>(k: &NeonKey, j0: uint8x16_t) -> [uint8x16_t;
             2 => vector_permute!(2),
             3 => vector_permute!(3),
             4 => vector_permute!(4),
-            _ => ks = aes::aes8_ctr(k, c),
+            _ => ks = aes::aes8_ctr_short(k, c),
         }
         ks
     }
