@@ -6,7 +6,7 @@
 //! Golden Cove-class cores (one 512-bit VAESENC per cycle, as two 256-bit ones) the AES
 //! rate is that of `x86_64-vaes` with half the instructions, and VPCLMULQDQ forms four
 //! products per instruction instead of two; on Zen 5 the 512-bit AES rate doubles too.
-//! The loop is one `asm!` pass (`zmm.rs`) that also gives the GHASH-only and CTR-only
+//! The loop is one `asm!` pass (`zmm/mod.rs`) that also gives the GHASH-only and CTR-only
 //! loops. Remainders of 1..=15 blocks (with E(K, J0) as one more lane) run in one masked
 //! zmm tail (`zmm::tail`: four registers of blocks under byte masks, no scalar loop, one
 //! aggregated reduction); a whole message (`whole.rs`: `crypt_whole`, `crypt_message`) ends in
