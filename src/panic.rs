@@ -6,18 +6,32 @@
 
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) fn on_panic(info: &core::panic::PanicInfo<'_>) -> ! {
-    let mut line = [0u8; 10];
+    let mut line = [0u8; 20];
     let (file, digits) = match info.location() {
-        Some(l) => (l.file().as_bytes(), decimal(l.line(), &mut line)),
+        Some(l) => (l.file().as_bytes(), decimal(l.line().into(), &mut line)),
         None => (&b"?"[..], &b"?"[..]),
     };
-    for part in [
-        &b"stitchgcm: internal error (panic) at "[..],
+    abort_with(&[
+        b"stitchgcm: internal error (panic) at ",
         file,
         b":",
         digits,
         b"; aborting\n",
-    ] {
+    ])
+}
+
+/// The shared library's out-of-memory handler (`build.rs`): std's would abort too, after a
+/// message.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(crate) fn on_alloc_error(_size: usize, _align: usize) -> ! {
+    abort_with(&[b"stitchgcm: memory allocation failed; aborting\n"])
+}
+
+/// Writes `parts` to stderr and aborts: the library's last word, without the formatting
+/// machinery (std's `Write for Stderr` links `core::fmt` and a lock: `docs/footprint.md`).
+#[cold]
+pub(crate) fn abort_with(parts: &[&[u8]]) -> ! {
+    for part in parts {
         // SAFETY: writes `part.len()` initialised bytes from a live slice to stderr.
         unsafe { libc::write(2, part.as_ptr().cast(), part.len()) };
     }
@@ -25,19 +39,8 @@ pub(crate) fn on_panic(info: &core::panic::PanicInfo<'_>) -> ! {
     unsafe { libc::abort() }
 }
 
-/// The shared library's out-of-memory handler (`build.rs`): std's would abort too, after a
-/// message.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-pub(crate) fn on_alloc_error(_size: usize, _align: usize) -> ! {
-    let msg = b"stitchgcm: memory allocation failed; aborting\n";
-    // SAFETY: writes `msg.len()` initialised bytes from a live array to stderr.
-    unsafe { libc::write(2, msg.as_ptr().cast(), msg.len()) };
-    // SAFETY: abort takes no arguments and does not return.
-    unsafe { libc::abort() }
-}
-
-/// `v` in decimal, in the tail of `buf` (no formatting machinery: that is what is left out).
-fn decimal(mut v: u32, buf: &mut [u8; 10]) -> &[u8] {
+/// `v` in decimal, in the tail of `buf`.
+pub(crate) fn decimal(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
     loop {
         i -= 1;

@@ -17,6 +17,8 @@
 //! - nothing is read or written outside `src[..16*blocks]` / `dst[..16*blocks]`.
 
 pub(crate) mod aes_schedule;
+#[cfg(any(target_arch = "aarch64", target_arch = "arm"))]
+pub(crate) mod hwcap;
 pub(crate) mod partial;
 mod registry;
 pub(crate) mod sbox;

@@ -13,7 +13,8 @@
 
 use super::Backend;
 use crate::error::Error;
-use std::sync::OnceLock;
+use core::ffi::CStr;
+use core::sync::atomic::{AtomicU8, Ordering};
 
 /// Defines the id enum, the compiled list and the dispatch macro from one list of
 /// `[cfg] Variant = id => type`. `$d` is a literal `$`, passed in so that the generated
@@ -118,10 +119,14 @@ pub fn available() -> Vec<BackendId> {
 
 /// Looks a backend up by name; only backends this CPU can run are returned.
 pub fn by_name(name: &str) -> Result<BackendId, Error> {
+    by_name_bytes(name.as_bytes())
+}
+
+fn by_name_bytes(name: &[u8]) -> Result<BackendId, Error> {
     COMPILED
         .iter()
         .copied()
-        .find(|id| id.name() == name)
+        .find(|id| id.name_nul().to_bytes() == name)
         .filter(|id| id.is_available())
         .ok_or(Error::NotSupported)
 }
@@ -129,11 +134,34 @@ pub fn by_name(name: &str) -> Result<BackendId, Error> {
 /// The backend new keys use: `STITCHGCM_IMPL` if set, else the best available one.
 /// Decided once per process.
 pub fn selected() -> Result<BackendId, Error> {
-    static CHOICE: OnceLock<Result<BackendId, Error>> = OnceLock::new();
-    *CHOICE.get_or_init(|| match std::env::var("STITCHGCM_IMPL") {
-        Ok(name) if !name.is_empty() => by_name(&name),
-        _ => Ok(best()),
-    })
+    // 0: not decided yet; `REFUSED`: a forced name this build or CPU cannot run; else the
+    // id. Threads that race here compute the same answer (it depends on the environment
+    // and the CPU only), so a plain atomic does what a lock would. (std's `OnceLock` and
+    // `env::var` would link a futex lock, an environment lock and C-string conversions
+    // for it: `docs/footprint.md`.)
+    const REFUSED: u8 = 0xff;
+    static CHOICE: AtomicU8 = AtomicU8::new(0);
+    let known = CHOICE.load(Ordering::Relaxed);
+    let choice = match BackendId::from_u8(known) {
+        Some(id) => return Ok(id),
+        None if known == REFUSED => return Err(Error::NotSupported),
+        None => match forced_name() {
+            Some(name) if !name.is_empty() => by_name_bytes(name),
+            _ => Ok(best()),
+        },
+    };
+    CHOICE.store(choice.map_or(REFUSED, |id| id as u8), Ordering::Relaxed);
+    choice
+}
+
+/// `STITCHGCM_IMPL`'s value, if set. Read with C's `getenv`, as the C libraries this one
+/// stands in for read theirs: like them it must not race a `setenv` in another thread.
+fn forced_name() -> Option<&'static [u8]> {
+    // SAFETY: the name is NUL-terminated; getenv returns NULL or a NUL-terminated string
+    // that lives as long as the environment entry (not changed by this library).
+    let value = unsafe { libc::getenv(c"STITCHGCM_IMPL".as_ptr()) };
+    // SAFETY: non-null, NUL-terminated (above).
+    (!value.is_null()).then(|| unsafe { CStr::from_ptr(value) }.to_bytes())
 }
 
 fn best() -> BackendId {

@@ -298,9 +298,15 @@ fixed_set_key!(nettle_gcm_aes256_set_key, 32);
 pub unsafe extern "C" fn nettle_gcm_aes_set_key(ctx: *mut c_void, length: usize, key: *const u8) {
     const FUNC: &str = "nettle_gcm_aes_set_key";
     if !matches!(length, 16 | 24 | 32) {
-        die(
+        let mut digits = [0u8; 20];
+        let digits = crate::panic::decimal(length as u64, &mut digits);
+        die_parts(
             FUNC,
-            &format!("invalid AES key length {length} (must be 16, 24 or 32)"),
+            &[
+                b"invalid AES key length ",
+                digits,
+                b" (must be 16, 24 or 32)",
+            ],
         );
     }
     // SAFETY: nettle's contract: a `struct gcm_aes_ctx` and `length` key bytes.

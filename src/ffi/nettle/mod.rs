@@ -41,7 +41,6 @@ use crate::gcm::{BlockKey, Core, Direction, Key};
 use crate::secret::{ct_eq, wipe_bytes};
 use core::ffi::{c_char, c_void, CStr};
 use core::sync::atomic::{AtomicUsize, Ordering};
-use std::io::Write;
 
 /// nettle's `nettle_cipher_func`: ECB over `length` bytes (a multiple of 16).
 pub type nettle_cipher_func =
@@ -84,8 +83,20 @@ const _: () = assert!(core::mem::size_of::<Core>() == 64);
 #[cold]
 #[inline(never)]
 fn die(func: &str, what: &str) -> ! {
-    let _ = writeln!(std::io::stderr(), "stitchgcm: {func}: {what}");
-    std::process::abort()
+    die_parts(func, &[what.as_bytes()])
+}
+
+/// `die` with a message in pieces (no formatting machinery in the library: `src/panic.rs`).
+#[cold]
+#[inline(never)]
+fn die_parts(func: &str, what: &[&[u8]]) -> ! {
+    let head: [&[u8]; 3] = [b"stitchgcm: ", func.as_bytes(), b": "];
+    let mut parts: [&[u8]; 8] = [b""; 8];
+    parts[..3].copy_from_slice(&head);
+    let n = what.len().min(parts.len() - 4);
+    parts[3..3 + n].copy_from_slice(&what[..n]);
+    parts[3 + n] = b"\n";
+    crate::panic::abort_with(&parts[..4 + n])
 }
 
 #[inline(always)]
@@ -98,7 +109,7 @@ fn assertion(func: &str, cond: bool, text: &str) {
 #[cold]
 #[inline(never)]
 fn assertion_failed(func: &str, text: &str) -> ! {
-    die(func, &format!("Assertion '{text}' failed."))
+    die_parts(func, &[b"Assertion '", text.as_bytes(), b"' failed."])
 }
 
 /// A byte slice from a C pointer; nettle allows NULL with length 0.

@@ -88,9 +88,12 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
     const KEY_BYTES: usize = core::mem::size_of::<CeKey>();
 
     fn is_available() -> bool {
-        std::arch::is_aarch64_feature_detected!("aes")
-            && std::arch::is_aarch64_feature_detected!("pmull")
-            && (!EOR3 || std::arch::is_aarch64_feature_detected!("sha3"))
+        use crate::backend::hwcap::{aarch64::*, has};
+        use core::sync::atomic::AtomicU8;
+        let sha3 = if EOR3 { SHA3 } else { 0 };
+        // One static serves every instance of this generic function: one answer per variant.
+        static SEEN: [AtomicU8; 2] = [const { AtomicU8::new(0) }; 2];
+        has(&SEEN[EOR3 as usize], FP | ASIMD | AES | PMULL | sha3, 0)
     }
 
     fn init(m: &mut Material, key: &[u8]) {

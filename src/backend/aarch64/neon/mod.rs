@@ -66,7 +66,10 @@ impl Backend for Aarch64Neon {
     const KEY_BYTES: usize = core::mem::size_of::<NeonKey>();
 
     fn is_available() -> bool {
-        std::arch::is_aarch64_feature_detected!("neon")
+        use crate::backend::hwcap::{aarch64::*, has};
+        use core::sync::atomic::AtomicU8;
+        static SEEN: AtomicU8 = AtomicU8::new(0);
+        has(&SEEN, FP | ASIMD, 0)
     }
 
     fn init(m: &mut Material, key: &[u8]) {

@@ -40,17 +40,10 @@ impl Backend for ArmCe {
     const KEY_BYTES: usize = core::mem::size_of::<CeKey>();
 
     fn is_available() -> bool {
-        const HWCAP_NEON: libc::c_ulong = 1 << 12;
-        const HWCAP2_AES: libc::c_ulong = 1 << 0;
-        const HWCAP2_PMULL: libc::c_ulong = 1 << 1;
-        // SAFETY: getauxval has no preconditions.
-        let (hw, hw2) = unsafe {
-            (
-                libc::getauxval(libc::AT_HWCAP),
-                libc::getauxval(libc::AT_HWCAP2),
-            )
-        };
-        hw & HWCAP_NEON != 0 && hw2 & (HWCAP2_AES | HWCAP2_PMULL) == HWCAP2_AES | HWCAP2_PMULL
+        use crate::backend::hwcap::{arm::*, has};
+        use core::sync::atomic::AtomicU8;
+        static SEEN: AtomicU8 = AtomicU8::new(0);
+        has(&SEEN, NEON, AES2 | PMULL2)
     }
 
     fn init(m: &mut Material, key: &[u8]) {

@@ -89,9 +89,10 @@ impl Backend for ArmNeon {
     const KEY_BYTES: usize = core::mem::size_of::<NeonKey>();
 
     fn is_available() -> bool {
-        const HWCAP_NEON: libc::c_ulong = 1 << 12;
-        // SAFETY: getauxval has no preconditions.
-        unsafe { libc::getauxval(libc::AT_HWCAP) & HWCAP_NEON != 0 }
+        use crate::backend::hwcap::{arm::NEON, has};
+        use core::sync::atomic::AtomicU8;
+        static SEEN: AtomicU8 = AtomicU8::new(0);
+        has(&SEEN, NEON, 0)
     }
 
     fn init(m: &mut Material, key: &[u8]) {
