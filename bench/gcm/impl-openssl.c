@@ -2,6 +2,13 @@
  * OpenSSL through EVP: one context keyed for encryption, one for decryption; a message is
  * Init(iv) + Update + Final + the tag ctrl, the usual EVP AEAD sequence. The IV length is
  * set only when it changes (the check mixes 12- and 8-byte IVs).
+ *
+ * "openssl->stitchgcm" is the same calls in a worker whose default library context has
+ * stitchgcm's OpenSSL provider loaded beside the default provider and preferred by default
+ * properties: what a program gets from an openssl.cnf that activates the provider with
+ * `default_properties = ?provider=stitchgcm` (docs/openssl-provider.md). Setup checks that
+ * the cipher really came from the provider. The module: $STITCHGCM_PROVIDER, else the
+ * build tree's (STITCHGCM_PROVIDER_SO, set by bench/meson.build); no module, no row.
  */
 #include "impl.h"
 
@@ -9,8 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/provider.h>
+
+/* The provider setup insists on (loaded in the openssl->stitchgcm worker only). */
+static OSSL_PROVIDER *os_want_provider;
 
 struct os {
   EVP_CIPHER_CTX *e, *d;
@@ -29,6 +42,12 @@ static void *os_setup(const uint8_t *key, size_t keylen) {
       !EVP_DecryptInit_ex(o->d, ci, NULL, key, NULL))
     os_fail("setup");
   o->eiv = o->div = 12;
+  if (os_want_provider) {
+    const OSSL_PROVIDER *prov = EVP_CIPHER_get0_provider(EVP_CIPHER_CTX_get0_cipher(o->e));
+    if (prov != os_want_provider)
+      die("openssl->stitchgcm: AES-GCM came from the %s provider, not stitchgcm's",
+          prov ? OSSL_PROVIDER_get0_name(prov) : "(no)");
+  }
   return o;
 }
 static void os_teardown(void *c) {
@@ -106,9 +125,34 @@ static void os_version(char *out, size_t n) {
   snprintf(out, n, "%s", OpenSSL_version(OPENSSL_VERSION_STRING));
 }
 
-void openssl_register(void) {
-  struct impl *p = impl_add("openssl");
+static const char *os_provider_module(void) {
+  const char *p = getenv("STITCHGCM_PROVIDER");
+#ifdef STITCHGCM_PROVIDER_SO
+  if (!p || !*p) p = STITCHGCM_PROVIDER_SO;
+#endif
+  return p && *p && access(p, R_OK) == 0 ? p : NULL;
+}
+
+/* In the openssl->stitchgcm worker, before any fetch: the default provider (loading one
+ * explicitly stops OpenSSL from loading it implicitly) and stitchgcm's, preferred. */
+static void os_provider_init(const struct impl *self) {
+  (void)self;
+  const char *module = os_provider_module();
+  if (!module || !OSSL_PROVIDER_load(NULL, "default") ||
+      !(os_want_provider = OSSL_PROVIDER_load(NULL, module)) ||
+      !EVP_set_default_properties(NULL, "?provider=stitchgcm"))
+    die("openssl->stitchgcm: cannot load the provider %s", module ? module : "(none found)");
+}
+
+static struct impl *os_add(const char *label) {
+  struct impl *p = impl_add(label);
   p->version = os_version;
   p->setup = os_setup, p->teardown = os_teardown, p->seal = os_seal, p->open_ = os_open;
   p->op[MODE_ENC] = os_enc, p->op[MODE_DEC] = os_dec, p->op[MODE_AUTH] = os_auth;
+  return p;
+}
+
+void openssl_register(void) {
+  os_add("openssl");
+  if (os_provider_module()) os_add("openssl->stitchgcm")->init = os_provider_init;
 }
