@@ -10,23 +10,86 @@
 #     configured (OPENSSL_CONF) on the server, the client or both, the other peer on
 #     OpenSSL's default provider: a 1 MiB file transferred intact, the negotiated cipher
 #     the one asked for, and the provider mapped into the configured process.
-# Prints "N passed, M failed" (the format scripts/test.sh counts). Runs in a few seconds.
+#
+# With --qemu TARGET CPU (aarch64 or armv7, a qemu CPU model): the module and the C test
+# cross-built against the cross-built libstitchgcm.so (target/debian, as scripts/test.sh's
+# ARM suites build it) and Debian's arm64/armhf libcrypto (.deps, scripts/deps.sh), run
+# under qemu-user: the evp_test cases and a shorter differential run, with the backend the
+# CPU selects and, where it has the crypto extensions, again with the NEON one forced (the
+# boards the provider is for). No TLS loopback there (no ARM openssl program here).
+# Prints "N passed, M failed" (the format scripts/test.sh counts). Runs in a few seconds
+# natively, a minute or two under qemu.
 # usage: scripts/test-openssl-provider.sh [BUILD_DIR]   (default: build; meson setup first)
+#        scripts/test-openssl-provider.sh --qemu aarch64|armv7 CPU
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-build=${1:-build}
-work=$top/target/test-openssl-provider
-rm -rf "$work" && mkdir -p "$work"
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 finish() { echo "$pass passed, $fail failed"; [ $fail = 0 ]; }
+data=$top/.vectors/openssl/evpciph_aes_common.txt
+
+# counts a C test's "N passed, M failed" line into ours
+c_test() {
+  local log=$1 rc=$2 line
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  if [ -n "$line" ]; then
+    pass=$((pass + ${line%% *})); set -- $line; fail=$((fail + $3))
+  fi
+  if [ "$rc" != 0 ] && { [ -z "$line" ] || [ "${3:-0}" = 0 ]; }; then bad "$log: exit $rc"; fi
+  grep FAIL "$log" | head -5
+}
+
+if [ "${1:-}" = --qemu ]; then
+  target=${2:?target} cpu=${3:?cpu}
+  case $target in
+  aarch64) triple=aarch64-unknown-linux-gnu cc=aarch64-linux-gnu-gcc arch=arm64 multi=aarch64-linux-gnu
+           q=qemu-aarch64 neon=aarch64-neon ;;
+  armv7) triple=armv7-unknown-linux-gnueabihf cc=arm-linux-gnueabihf-gcc arch=armhf multi=arm-linux-gnueabihf
+         q=qemu-arm neon=arm-neon ;;
+  *) echo "usage: $0 --qemu aarch64|armv7 CPU" >&2; exit 2 ;;
+  esac
+  work=$top/target/test-openssl-provider/$target-$cpu
+  rm -rf "$work" && mkdir -p "$work"
+  rel=$top/target/debian/$triple/release deps=$top/.deps/$arch
+  libdir=$deps/usr/lib/$multi
+  [ -e "$rel/libstitchgcm.so" ] || { bad "$rel/libstitchgcm.so missing (cargo build --release --target $triple)"; finish; exit 1; }
+  [ -e "$libdir/libcrypto.so.3" ] || { bad "$arch libcrypto missing (scripts/deps.sh)"; finish; exit 1; }
+  [ -s "$data" ] || bad "$data missing (scripts/deps.sh fetches it)"
+  ln -sf libstitchgcm.so "$rel/libstitchgcm.so.0"
+  # Debian's headers of the target (opensslconf.h differs per architecture); the module as
+  # the package links it: against libstitchgcm.so.0 and libcrypto, exporting its entry only.
+  inc=(-Iinclude -I"$deps/usr/include" -I"$deps/usr/include/$multi")
+  if ! "$cc" -O2 -fPIC -shared "${inc[@]}" -o "$work/stitchgcm.so" provider/stitchgcm_prov.c \
+         -L"$rel" -lstitchgcm "$libdir/libcrypto.so.3" -Wl,--version-script=provider/stitchgcm.map \
+         -Wl,--no-undefined >"$work/build.log" 2>&1 ||
+     ! "$cc" -O2 "${inc[@]}" -o "$work/test_provider" c-tests/test_provider.c \
+         "$libdir/libcrypto.so.3" -Wl,-rpath-link,"$libdir" >>"$work/build.log" 2>&1; then
+    tail -20 "$work/build.log"; bad "cross build"; finish; exit 1
+  fi
+  run=("$q" -L "/usr/$multi" -cpu "$cpu" -E "LD_LIBRARY_PATH=$rel:$libdir")
+  backend=$("$q" -L "/usr/$multi" -cpu "$cpu" "$rel/examples/backends" 2>/dev/null | head -n1)
+  envs=("")
+  [ -n "$backend" ] && [ "$backend" != "$neon" ] && envs+=("STITCHGCM_IMPL=$neon")
+  for e in "${envs[@]}"; do
+    log=$work/evp${e:+-forced}.log
+    env ${e:+"$e"} "${run[@]}" "$work/test_provider" "$work/stitchgcm.so" "$data" \
+      >"$log" 2>&1
+    c_test "$log" $?
+    grep -E '^(evp_test data|provider)' "$log"
+  done
+  finish
+  exit
+fi
+
+build=${1:-build}
+work=$top/target/test-openssl-provider
+rm -rf "$work" && mkdir -p "$work"
 
 ninja -C "$build" provider/stitchgcm.so c-tests/test_provider >"$work/build.log" 2>&1 ||
   { tail -20 "$work/build.log"; bad "build"; finish; exit 1; }
 module=$(realpath "$build/provider/stitchgcm.so")
-data=$top/.vectors/openssl/evpciph_aes_common.txt
 [ -s "$data" ] || bad "$data missing (scripts/deps.sh fetches it)"
 
 cat >"$work/openssl.cnf" <<EOF
@@ -51,16 +114,6 @@ activate = 1
 default_properties = ?provider=stitchgcm
 EOF
 
-# counts a C test's "N passed, M failed" line into ours
-c_test() {
-  local log=$1 rc=$2 line
-  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
-  if [ -n "$line" ]; then
-    pass=$((pass + ${line%% *})); set -- $line; fail=$((fail + $3))
-  fi
-  if [ "$rc" != 0 ] && { [ -z "$line" ] || [ "${3:-0}" = 0 ]; }; then bad "$log: exit $rc"; fi
-  grep FAIL "$log" | head -5
-}
 "$build/c-tests/test_provider" "$module" "$data" >"$work/evp.log" 2>&1; c_test "$work/evp.log" $?
 grep -E '^(evp_test data|provider)' "$work/evp.log"
 STITCHGCM_PROV_CONF=$work/openssl.cnf STITCHGCM_PROV_ROUNDS=300 \

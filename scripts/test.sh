@@ -19,7 +19,8 @@
 #     whole-call model with --whole-call --check for aarch64 and armv7);
 #   - the libgcrypt interposer (scripts/test-gcrypt.sh): x86_64, and under qemu on every ARM
 #     CPU above with Debian's arm64/armhf libgcrypt;
-#   - the OpenSSL provider (scripts/test-openssl-provider.sh): evp_test's GCM cases, the
+#   - the OpenSSL provider (scripts/test-openssl-provider.sh; under qemu too, with Debian's
+#     arm64/armhf libcrypto): evp_test's GCM cases, the
 #     differential run against OpenSSL's default provider, TLS loopback (native only so far).
 # and prints a table: target × CPU model × backend → passed/failed.
 # On an arm64 or armhf host (Debian 12) the native part runs natively there -- lint, every
@@ -370,6 +371,13 @@ for line in open(sys.argv[1]):
     bash scripts/test-gcrypt.sh "$short" "$cpu" >"$log" 2>&1; rc=$?
     read -r p f < <(plain_counts "$log" $rc)
     record "$short" "$cpu" all "libgcrypt ABI (qemu)" $p $f
+    [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
+    # The OpenSSL provider with Debian's arm64/armhf libcrypto: evp_test's GCM cases and the
+    # differential run, the detected backend and the NEON one (scripts/test-openssl-provider.sh).
+    log="$logdir/$short-$cpu-openssl-provider.log"
+    bash scripts/test-openssl-provider.sh --qemu "$short" "$cpu" >"$log" 2>&1; rc=$?
+    read -r p f < <(plain_counts "$log" $rc)
+    record "$short" "$cpu" all "OpenSSL provider (qemu)" $p $f
     [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
   done
 }
