@@ -11,7 +11,8 @@
 #     program with a known answer that names the provider serving it: stitchgcm's under the
 #     launcher, the default one without; --env's variables; --check's fetch report and
 #     module count, and its refusal when the provider cannot load (STITCHGCM_IMPL=bogus);
-#     the program's own configuration kept (a provider it activates stays active).
+#     the program's own configuration kept (a provider it activates stays active); the
+#     module's libstitchgcm.so.0 the installed one.
 # usage: test-run.sh BUILD_DIR [CHECK_TARGET] [--openssl OPENSSL_TARGET]
 set -uo pipefail
 build=$1 target="" ossl_target=""
@@ -96,6 +97,10 @@ STITCHGCM_OPENSSL_MODULE=$module"
     [ $rc = 0 ] && [ "$out" = "openssl-target: provider stitchgcm, known answer right
 LD_PRELOAD=$pre" ] && ok || bad "$opt openssl-target: $out"
   done
+  # The module is linked against libstitchgcm.so.0: this installation's, through its RUNPATH.
+  out=$(env -u OPENSSL_CONF LD_PRELOAD= LD_DEBUG=files "$run" --openssl-only "$ossl_target" 2>&1 |
+        sed -n 's/.*calling init: \(.*libstitchgcm\.so\.0\)$/\1/p' | xargs -r readlink -m | sort -u)
+  [ "$out" = "$n" ] && ok || bad "the module's libstitchgcm.so.0: '$out', not $n"
   want=$(LD_PRELOAD=$n "$probe" backends | sed -n 's/.*: backend \([^;]*\);.*/\1/p')
   out=$(env -u OPENSSL_CONF "$run" --check --openssl-only "$ossl_target" 2>&1); rc=$?
   if [ $rc = 0 ] && grep -q "AES-128-GCM from provider stitchgcm ($module, backend $want), known answer right" <<<"$out" &&
