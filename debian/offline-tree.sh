@@ -10,8 +10,8 @@ set -eu
 dir=$1 home=$2
 rm -rf "$dir"
 mkdir -p "$dir" "$home"
-cp -a build.rs src include preload launcher c-tests bench scripts meson.build meson_options.txt \
-  stitchgcm.pc.in "$dir/"
+cp -a build.rs src include preload provider launcher c-tests bench scripts meson.build \
+  meson_options.txt stitchgcm.pc.in "$dir/"
 awk '
   /^\[/ { skip = ($0 == "[dev-dependencies]") }
   /^members = / { print "members = [\".\", \"preload\"]"; next }

@@ -14,9 +14,19 @@
  *   stitchgcm-probe defines LIBRARY SYMBOL...
  *       prints the SYMBOLs that LIBRARY itself defines (dlsym, then dladdr says where the
  *       definition lives), so that a binding to another library can be told apart.
+ *   stitchgcm-probe openssl-conf
+ *       the configuration file libcrypto would read (CONF_get1_default_config_file:
+ *       $OPENSSL_CONF, else OPENSSLDIR/openssl.cnf), which `stitchgcm-run --openssl`
+ *       includes in its own.
+ *   stitchgcm-probe openssl
+ *       which provider an implicit fetch of AES-128-GCM gets in this process's configuration
+ *       (what EVP_aes_128_gcm() users get), the module file it lives in (dladdr of its
+ *       dispatch table), its build info (stitchgcm's: the backend), and a known answer
+ *       through it. Exit 1 unless the stitchgcm provider serves it and the answer is right.
  *
- * libgcrypt is reached through dlopen/dlsym only, so the probe neither links against it nor
- * needs its headers; the few numbers used are libgcrypt's ABI constants from gcrypt.h.
+ * libgcrypt and libcrypto are reached through dlopen/dlsym only, so the probe neither links
+ * against them nor needs their headers; the few numbers and the OSSL_PARAM layout used are
+ * their ABI constants (gcrypt.h; OpenSSL 3's core.h, evp.h, crypto.h).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -30,6 +40,19 @@
 #define GCRYCTL_DISABLE_SECMEM 37
 #define GCRYCTL_INITIALIZATION_FINISHED 38
 #define STITCHGCM_CTL_BACKEND 0x53474301 /* preload/src/lib.rs */
+#define OPENSSL_VERSION_STRING 6
+#define OPENSSL_INIT_LOAD_CONFIG 0x40L
+#define EVP_CTRL_AEAD_GET_TAG 0x10
+#define OSSL_PARAM_UTF8_PTR 6
+
+/* OpenSSL 3's OSSL_PARAM (core.h), a stable ABI. */
+typedef struct {
+  const char *key;
+  unsigned int data_type;
+  void *data;
+  size_t data_size;
+  size_t return_size;
+} ossl_param;
 
 typedef const char *(*str_fn)(void);
 typedef const char *(*avail_fn)(size_t);
@@ -105,6 +128,97 @@ static int gcrypt_interposer(void) {
   return 0;
 }
 
+static void *libcrypto(void) {
+  return dlopen("libcrypto.so.3", RTLD_NOW | RTLD_GLOBAL);
+}
+
+static int openssl_conf(void) {
+  void *h = libcrypto();
+  char *(*default_file)(void) = h ? (char *(*)(void))dlsym(h, "CONF_get1_default_config_file") : NULL;
+  char *file = default_file ? default_file() : NULL;
+  if (!file) return 1;
+  printf("%s\n", file);
+  return 0;
+}
+
+/* McGrew-Viega test case 2: AES-128, zero key and 12-byte IV, one zero block. */
+static const unsigned char kat_ct[16] = {0x03, 0x88, 0xda, 0xce, 0x60, 0xb6, 0xa3, 0x92,
+                                         0xf3, 0x28, 0xc2, 0xb9, 0x71, 0xb2, 0xfe, 0x78};
+static const unsigned char kat_tag[16] = {0xab, 0x6e, 0x47, 0xd4, 0x2c, 0xec, 0x13, 0xbd,
+                                          0xf5, 0x3a, 0x67, 0xb2, 0x12, 0x57, 0xbd, 0xdf};
+
+static int openssl_fetch(void) {
+  void *h = libcrypto();
+  if (!h) {
+    printf("OpenSSL     libcrypto.so.3 is not installed\n");
+    return 1;
+  }
+#define SYM(ret, name, args) ret(*name) args = (ret(*) args)dlsym(h, #name)
+  SYM(const char *, OpenSSL_version, (int));
+  SYM(int, OPENSSL_init_crypto, (unsigned long long, const void *));
+  SYM(unsigned long, ERR_get_error, (void));
+  SYM(void, ERR_error_string_n, (unsigned long, char *, size_t));
+  SYM(void *, EVP_CIPHER_fetch, (void *, const char *, const char *));
+  SYM(const void *, EVP_CIPHER_get0_provider, (const void *));
+  SYM(const char *, OSSL_PROVIDER_get0_name, (const void *));
+  SYM(const void *, OSSL_PROVIDER_get0_dispatch, (const void *));
+  SYM(int, OSSL_PROVIDER_get_params, (const void *, ossl_param *));
+  SYM(void *, EVP_CIPHER_CTX_new, (void));
+  SYM(void, EVP_CIPHER_CTX_free, (void *));
+  SYM(int, EVP_CipherInit_ex,
+      (void *, const void *, void *, const unsigned char *, const unsigned char *, int));
+  SYM(int, EVP_CipherUpdate, (void *, unsigned char *, int *, const unsigned char *, int));
+  SYM(int, EVP_CipherFinal_ex, (void *, unsigned char *, int *));
+  SYM(int, EVP_CIPHER_CTX_ctrl, (void *, int, int, void *));
+#undef SYM
+  if (!OpenSSL_version || !OPENSSL_init_crypto || !ERR_get_error || !ERR_error_string_n ||
+      !EVP_CIPHER_fetch || !EVP_CIPHER_get0_provider || !OSSL_PROVIDER_get0_name ||
+      !OSSL_PROVIDER_get0_dispatch || !OSSL_PROVIDER_get_params || !EVP_CIPHER_CTX_new ||
+      !EVP_CIPHER_CTX_free || !EVP_CipherInit_ex || !EVP_CipherUpdate || !EVP_CipherFinal_ex ||
+      !EVP_CIPHER_CTX_ctrl) {
+    printf("OpenSSL     libcrypto.so.3 lacks the OpenSSL 3 API\n");
+    return 1;
+  }
+  printf("OpenSSL     %s (OpenSSL %s): ", owner((void *)OpenSSL_version),
+         OpenSSL_version(OPENSSL_VERSION_STRING));
+  /* The configuration (OPENSSL_CONF) is read here, as a program's first OpenSSL call would;
+   * a provider that refuses to load shows up as the first error on the queue. */
+  int init = OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL);
+  char err[256] = "";
+  unsigned long e = ERR_get_error();
+  if (e) ERR_error_string_n(e, err, sizeof err);
+  void *cipher = EVP_CIPHER_fetch(NULL, "AES-128-GCM", NULL);
+  const void *prov = cipher ? EVP_CIPHER_get0_provider(cipher) : NULL;
+  const char *name = prov ? OSSL_PROVIDER_get0_name(prov) : NULL;
+  if (!name) {
+    printf("AES-128-GCM cannot be fetched%s%s\n", *err ? ": " : "", err);
+    return 1;
+  }
+  printf("AES-128-GCM from provider %s", name);
+  int ours = !strcmp(name, "stitchgcm");
+  if (ours) {
+    const char *info = NULL;
+    ossl_param params[2] = {{"buildinfo", OSSL_PARAM_UTF8_PTR, &info, sizeof info, (size_t)-1},
+                            {NULL, 0, NULL, 0, 0}};
+    const char *file = owner(OSSL_PROVIDER_get0_dispatch(prov));
+    printf(" (%s", file ? file : "?");
+    if (OSSL_PROVIDER_get_params(prov, params) && info) printf(", backend %s", info);
+    printf(")");
+  }
+  unsigned char zero[16] = {0}, ct[32], tag[16];
+  int n = 0, m = 0;
+  void *ctx = EVP_CIPHER_CTX_new();
+  int right = ctx && EVP_CipherInit_ex(ctx, cipher, NULL, zero, zero, 1) &&
+              EVP_CipherUpdate(ctx, ct, &n, zero, 16) && EVP_CipherFinal_ex(ctx, ct + n, &m) &&
+              n + m == 16 && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) &&
+              !memcmp(ct, kat_ct, 16) && !memcmp(tag, kat_tag, 16);
+  EVP_CIPHER_CTX_free(ctx);
+  printf(", known answer %s", right ? "right" : "WRONG");
+  if (!ours) printf("; stitchgcm's is not active%s%s", *err ? ": " : (init ? "" : ": configuration not loaded"), err);
+  printf("\n");
+  return ours && right ? 0 : 1;
+}
+
 static int defines(const char *lib, char **syms, int n) {
   char want[PATH_MAX], got[PATH_MAX];
   void *h = dlopen(lib, RTLD_LAZY);
@@ -126,6 +240,8 @@ int main(int argc, char **argv) {
     return bad;
   }
   if (argc >= 3 && !strcmp(argv[1], "defines")) return defines(argv[2], argv + 3, argc - 3);
-  fprintf(stderr, "usage: %s backends | defines LIBRARY SYMBOL...\n", argv[0]);
+  if (argc == 2 && !strcmp(argv[1], "openssl-conf")) return openssl_conf();
+  if (argc == 2 && !strcmp(argv[1], "openssl")) return openssl_fetch();
+  fprintf(stderr, "usage: %s backends | defines LIBRARY SYMBOL... | openssl-conf | openssl\n", argv[0]);
   return 2;
 }

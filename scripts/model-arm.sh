@@ -143,7 +143,10 @@ TABLE
 # block and round), !m = must not; env: VAR=value[,...] for the traced process, - for none;
 # an entry -cpu=NAME traces under that qemu CPU instead of the target's (AArch32 rows that
 # need the crypto extensions: max); LD_PRELOAD=@stitchgcm preloads the target's
-# libstitchgcm; check-sizes=N,... keeps only those sizes under --check (the test suite).
+# libstitchgcm; STITCHGCM_PROVIDER=@provider gives the driver the target's build of the
+# OpenSSL provider (its openssl->stitchgcm label: OpenSSL's EVP calls with the module loaded
+# and preferred, bench/gcm/impl-openssl.c); check-sizes=N,... keeps only those sizes under
+# --check (the test suite).
 WHOLE_CALLS=$(cat <<'TABLE'
 # id            target impl                   entry     keys    sizes               iv aad expect           env
 stitchgcm       a64    stitchgcm/aarch64-ce   seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       -
@@ -205,6 +208,16 @@ gnutls-a32      a32    nettle                 gnutls       128,256 16,64,256,142
 gnutls-a32-open a32    nettle                 gnutls_open  128,256 16,64,256,1420,8192 12 13 !aese,!vmull NETTLE_FAT_OVERRIDE=arch:7,neon,check-sizes=16
 gnutls-a32-pre  a32    nettle->stitchgcm      gnutls       128,256 16,64,256,1420,8192 12 13 vmull,vtbl,!aese LD_PRELOAD=@stitchgcm,STITCHGCM_IMPL=arm-neon,check-sizes=16
 gnutls-a32-pre-open a32 nettle->stitchgcm     gnutls_open  128,256 16,64,256,1420,8192 12 13 vmull,vtbl,!aese LD_PRELOAD=@stitchgcm,STITCHGCM_IMPL=arm-neon,check-sizes=16
+# OpenSSL programs with stitchgcm's provider (the openssl row's EVP calls; the module loaded
+# beside the default provider and preferred by default properties), and OpenSSL on cores
+# without the crypto extensions (OPENSSL_armcap=0: its table AES and C GHASH) against the
+# provider on aarch64-neon, and on armhf (Debian's armhf OpenSSL on a Cortex-A15: NEON, no
+# crypto extensions) against the provider on arm-neon
+openssl-prov    a64    openssl->stitchgcm     seal      128,256 16,64,256,1420,8192 12 13  aese,pmull       STITCHGCM_PROVIDER=@provider,STITCHGCM_IMPL=aarch64-ce,check-sizes=16
+openssl-c       a64    openssl                seal      128,256 16,64,256,1420,8192 12 13  !aese            OPENSSL_armcap=0,check-sizes=16
+openssl-neon-prov a64  openssl->stitchgcm     seal      128,256 16,64,256,1420,8192 12 13  pmull,!aese      STITCHGCM_PROVIDER=@provider,STITCHGCM_IMPL=aarch64-neon,OPENSSL_armcap=0,check-sizes=16
+openssl-a32-neon a32   openssl                seal      128,256 16,64,256,1420,8192 12 13  !aese            check-sizes=16
+openssl-a32-prov a32   openssl->stitchgcm     seal      128,256 16,64,256,1420,8192 12 13  vmull,vtbl,!aese STITCHGCM_PROVIDER=@provider,STITCHGCM_IMPL=arm-neon,check-sizes=16
 # Debian 13's peers (--release trixie or all; scripts/deps-peers.sh trixie fetches them): the
 # same driver on trixie's libnettle8t64, libgcrypt20, libssl3t64 and glibc (qemu -L that tree),
 # the same workloads as the Debian 12 rows above. {ver} = the library's major.minor, read from

@@ -122,11 +122,13 @@ root_smoke() {
   dir=$(dirname "$base")/smoke
   root_copy "$base" "$dir"
   mkdir -p "$dir/tmp/debs" "$dir/tmp/src"
-  cp "$debs"/libstitchgcm0_*.deb "$debs"/libstitchgcm-dev_*.deb "$debs"/stitchgcm-preload_*.deb "$dir/tmp/debs/"
-  (cd "$src" && cp --parents debian/tests/smoke c-tests/pkgconfig_consumer.c launcher/check-target.c "$dir/tmp/src/")
+  cp "$debs"/libstitchgcm0_*.deb "$debs"/libstitchgcm-dev_*.deb "$debs"/stitchgcm-preload_*.deb \
+    "$debs"/stitchgcm-openssl-provider_*.deb "$dir/tmp/debs/"
+  (cd "$src" && cp --parents debian/tests/smoke c-tests/pkgconfig_consumer.c launcher/check-target.c \
+    launcher/openssl-target.c "$dir/tmp/src/")
   # The test's dependencies, first alternative of each, but for our own packages.
   local needs
   needs=$(sed -n 's/^Depends: //p' "$src/debian/tests/control" | tr ',' '\n' | sed 's/|.*//; s/ //g' |
           grep -vE '^(libstitchgcm|stitchgcm)' | paste -sd' ')
-  root_run "$dir" "$arch" "apt-get install -y -qq /tmp/debs/*.deb $needs >/dev/null && dpkg-query -W 'libstitchgcm*' stitchgcm-preload && cd /tmp/src && sh debian/tests/smoke" >"$log" 2>&1
+  root_run "$dir" "$arch" "apt-get install -y -qq /tmp/debs/*.deb $needs >/dev/null && dpkg-query -W 'libstitchgcm*' 'stitchgcm-*' && cd /tmp/src && sh debian/tests/smoke" >"$log" 2>&1
 }

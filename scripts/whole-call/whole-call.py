@@ -232,8 +232,20 @@ class Build:
             cflags.append(f'-DSTITCHGCM_GCRYPT_SO="{pre}"')
         exe = os.path.join(tdir, 'wc-driver')
         sh([t['cc'], *cflags, '-o', exe, *srcs, *links, lib, '-ldl', '-Wl,-rpath-link,' + ':'.join(dirs)])
+        # The OpenSSL provider module for the openssl->stitchgcm rows (STITCHGCM_PROVIDER=@provider
+        # in a row's env; bench/gcm/impl-openssl.c loads it): linked as the package links it,
+        # against libstitchgcm.so.0 and the target's libcrypto, exporting its entry only.
+        prov = []
+        if 'openssl' in peers:
+            prov = [os.path.join(tdir, 'stitchgcm.so')]
+            sh([t['cc'], '-O2', '-Wall', '-Wextra', '-Werror', '-shared', '-fPIC',
+                '-I' + os.path.join(ROOT, 'include'), '-I' + os.path.join(root, 'usr', 'include'),
+                '-I' + os.path.join(root, 'usr', 'include', multi), '-o', prov[0],
+                os.path.join(ROOT, 'provider', 'stitchgcm_prov.c'), soname, links[peers.index('openssl')],
+                '-Wl,--version-script=' + os.path.join(ROOT, 'provider', 'stitchgcm.map'),
+                '-Wl,--no-undefined', '-Wl,-rpath-link,' + ':'.join(dirs)])
         files = [lib] + [os.path.join(d, x) for d in dirs[1:] if os.path.isdir(d) for x in sorted(os.listdir(d))
-                         if '.so' in x] + ([pre] if os.path.exists(pre) else [])
+                         if '.so' in x] + ([pre] if os.path.exists(pre) else []) + prov
         self.drivers[target] = (exe, files, dirs, peers)
         return self.drivers[target]
 
@@ -251,7 +263,7 @@ class Build:
         if row.pkgver is None:
             return f'no {row.release} {t["deb"]} peers in {root} (scripts/deps-peers.sh {row.release})'
         libdir = os.path.join(root, 'usr', 'lib', t['multiarch'])
-        pre = [f for f in files if f.endswith('libstitchgcm-gcrypt.so')]
+        pre = [f for f in files if f.endswith(('libstitchgcm-gcrypt.so', '/stitchgcm.so'))]
         return (exe, [files[0]] + [os.path.join(libdir, x) for x in sorted(os.listdir(libdir)) if '.so' in x] + pre,
                 [dirs[0], libdir], root)
 
@@ -270,7 +282,8 @@ def run_trace(build, row, qcpu, cache):
     path = os.path.join(cache, key + '.trace')
     if os.path.exists(path) and os.path.exists(path + '.out'):
         return path, open(path + '.out').read()
-    envs = [e.replace('@stitchgcm', build.libs[row.target]) for e in row.env]
+    module = next((f for f in files if f.endswith('/stitchgcm.so')), '@provider')
+    envs = [e.replace('@stitchgcm', build.libs[row.target]).replace('@provider', module) for e in row.env]
     # qemu's -E splits its argument at commas; a value with one goes through qemu's own
     # environment instead, which qemu-user hands to the guest (LD_PRELOAD must not: the
     # host's loader would read it)
