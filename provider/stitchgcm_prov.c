@@ -589,11 +589,12 @@ static int gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     struct gcm_ctx *ctx = vctx;
     OSSL_PARAM *p;
-    enum { G_IVLEN, G_KEYLEN, G_TAGLEN, G_IV, G_UPDATED_IV, G_TLS_AAD_PAD, G_TAG, G_TLS_IV_GEN, G_N };
+    /* the two EVP asks on every message first: the search stops at the match */
+    enum { G_IVLEN, G_TAG, G_KEYLEN, G_TAGLEN, G_IV, G_UPDATED_IV, G_TLS_AAD_PAD, G_TLS_IV_GEN, G_N };
     static const char *const names[G_N] = {
-        OSSL_CIPHER_PARAM_IVLEN,    OSSL_CIPHER_PARAM_KEYLEN,     OSSL_CIPHER_PARAM_AEAD_TAGLEN,
-        OSSL_CIPHER_PARAM_IV,       OSSL_CIPHER_PARAM_UPDATED_IV, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD,
-        OSSL_CIPHER_PARAM_AEAD_TAG, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN,
+        OSSL_CIPHER_PARAM_IVLEN,      OSSL_CIPHER_PARAM_AEAD_TAG,          OSSL_CIPHER_PARAM_KEYLEN,
+        OSSL_CIPHER_PARAM_AEAD_TAGLEN, OSSL_CIPHER_PARAM_IV,               OSSL_CIPHER_PARAM_UPDATED_IV,
+        OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN,
     };
     const OSSL_PARAM *found[G_N];
     find_params(params, names, G_N, found);
