@@ -17,7 +17,8 @@
  * the deprecated gcm_aes_*, set_key/set_iv/update/encrypt/decrypt/digest; the generic
  * gcm_* over a caller's cipher function; and, when libnettle.so.8 can be loaded, the
  * GnuTLS-style mix of nettle's aes128_set_encrypt_key with our generic gcm_* and
- * nettle_aes128_encrypt, which takes the fused path). Message lengths cover tails and
+ * nettle_aes128_encrypt, which takes the fused path); the OpenSSL provider through EVP
+ * (seal, open, forged open) when $STITCHGCM_CT_PROVIDER names the module. Message lengths cover tails and
  * every kernel's block counts (1, 2, 8 and 16 blocks, several iterations).
  *
  * usage: valgrind [options] test_ctgrind          the check (scripts/ctgrind.sh)
@@ -327,6 +328,106 @@ static void nettle_gnutls(msg *m) {
   free(r);
 }
 
+/* ------------------------------------------------------------------ OpenSSL provider */
+
+/* The provider module ($STITCHGCM_CT_PROVIDER, built by scripts/ctgrind.sh against the
+ * ct-validation library) through OpenSSL's EVP calls, libcrypto loaded with dlopen so that
+ * this harness links nothing of OpenSSL's. Compiled with -DCT_PROVIDER (OpenSSL's headers
+ * of the target needed; scripts/ctgrind.sh does so natively). */
+#ifdef CT_PROVIDER
+#include <openssl/core.h>
+#include <openssl/core_names.h>
+static struct {
+  void *ctx; /* OSSL_LIB_CTX with the module and the default provider */
+  void *cipher[3];
+  void *(*ctx_new)(void);
+  void (*ctx_free)(void *);
+  int (*init)(void *, const void *, const uint8_t *, const uint8_t *, int, const OSSL_PARAM *);
+  int (*update)(void *, uint8_t *, int *, const uint8_t *, int);
+  int (*final)(void *, uint8_t *, int *);
+  int (*get_params)(void *, OSSL_PARAM *);
+  int (*set_params)(void *, const OSSL_PARAM *);
+} ossl;
+
+static void load_provider(void) {
+  const char *module = getenv("STITCHGCM_CT_PROVIDER");
+  void *lib = module ? dlopen("libcrypto.so.3", RTLD_NOW | RTLD_GLOBAL) : NULL;
+  if (!lib) return;
+  void *(*lib_ctx_new)(void) = (void *(*)(void))dlsym(lib, "OSSL_LIB_CTX_new");
+  void *(*load)(void *, const char *) = (void *(*)(void *, const char *))dlsym(lib, "OSSL_PROVIDER_load");
+  void *(*fetch)(void *, const char *, const char *) =
+      (void *(*)(void *, const char *, const char *))dlsym(lib, "EVP_CIPHER_fetch");
+  ossl.ctx_new = (void *(*)(void))dlsym(lib, "EVP_CIPHER_CTX_new");
+  ossl.ctx_free = (void (*)(void *))dlsym(lib, "EVP_CIPHER_CTX_free");
+  ossl.init = (int (*)(void *, const void *, const uint8_t *, const uint8_t *, int, const OSSL_PARAM *))dlsym(
+      lib, "EVP_CipherInit_ex2");
+  ossl.update = (int (*)(void *, uint8_t *, int *, const uint8_t *, int))dlsym(lib, "EVP_CipherUpdate");
+  ossl.final = (int (*)(void *, uint8_t *, int *))dlsym(lib, "EVP_CipherFinal_ex");
+  ossl.get_params = (int (*)(void *, OSSL_PARAM *))dlsym(lib, "EVP_CIPHER_CTX_get_params");
+  ossl.set_params = (int (*)(void *, const OSSL_PARAM *))dlsym(lib, "EVP_CIPHER_CTX_set_params");
+  if (!lib_ctx_new || !load || !fetch || !ossl.ctx_new || !ossl.init || !ossl.update || !ossl.final ||
+      !ossl.get_params || !ossl.set_params)
+    return;
+  void *ctx = lib_ctx_new();
+  if (!ctx || !load(ctx, module) || !load(ctx, "default")) return;
+  static const char *names[3] = {"AES-128-GCM", "AES-192-GCM", "AES-256-GCM"};
+  for (int i = 0; i < 3; i++)
+    if (!(ossl.cipher[i] = fetch(ctx, names[i], "provider=stitchgcm"))) return;
+  ossl.ctx = ctx;
+}
+
+/* One message each way through EVP: seal (the tag read back), open with the right tag and
+ * with a forged one. The IV length is set when it is not 12. */
+static int evp_message(msg *m, int enc, const uint8_t *in, uint8_t *out, uint8_t *tag) {
+  void *c = ossl.ctx_new();
+  size_t ivlen = m->iv_len;
+  int n = 0, fin = 0, ok;
+  OSSL_PARAM p[2] = {{OSSL_CIPHER_PARAM_AEAD_IVLEN, OSSL_PARAM_UNSIGNED_INTEGER, &ivlen, sizeof ivlen, 0},
+                     {NULL, 0, NULL, 0, 0}};
+  ok = c && ossl.init(c, ossl.cipher[m->key_len / 8 - 2], NULL, NULL, enc, p) &&
+       ossl.init(c, NULL, m->key, m->iv, enc, NULL) &&
+       (m->aad_len == 0 || ossl.update(c, NULL, &n, m->aad, (int)m->aad_len)) &&
+       (m->len == 0 || ossl.update(c, out, &n, in, (int)m->len));
+  OSSL_PARAM t[2] = {{OSSL_CIPHER_PARAM_AEAD_TAG, OSSL_PARAM_OCTET_STRING, tag, 16, 0}, {NULL, 0, NULL, 0, 0}};
+  if (ok && !enc) ok = ossl.set_params(c, t);
+  if (ok) fin = ossl.final(c, out + m->len, &n);
+  if (ok && fin && enc) ok = ossl.get_params(c, t);
+  ossl.ctx_free(c);
+  return ok ? (fin ? 1 : -1) : 0;
+}
+
+static void provider(msg *m) {
+  SECRET(m->key, m->key_len);
+  SECRET(m->aad, m->aad_len);
+  SECRET(m->pt, m->len);
+  int r = evp_message(m, 1, m->pt, m->out, m->tag2);
+  PUBLIC(m->out, m->len);
+  PUBLIC(m->tag2, 16);
+  PUBLIC(m->pt, m->len);
+  CHECK(r == 1 && !differ(m->out, m->ct, m->len) && !differ(m->tag2, m->tag, 16),
+        "provider seal len%zu", m->len);
+  SECRET(m->key, m->key_len);
+  SECRET(m->ct, m->len);
+  SECRET(m->tag2, 16);
+  r = evp_message(m, 0, m->ct, m->out, m->tag2);
+  PUBLIC(m->out, m->len);
+  CHECK(r == 1 && !differ(m->out, m->pt, m->len), "provider open len%zu", m->len);
+  PUBLIC(m->tag2, 16);
+  m->tag2[(m->len + 5) % 16] ^= 0x08;
+  SECRET(m->key, m->key_len);
+  SECRET(m->tag2, 16);
+  r = evp_message(m, 0, m->ct, m->out, m->tag2);
+  PUBLIC(m->ct, m->len);
+  PUBLIC(m->aad, m->aad_len);
+  PUBLIC(m->out, m->len);
+  CHECK(r == -1, "provider open forged len%zu", m->len);
+}
+#else
+static struct { void *ctx; } ossl;
+static void load_provider(void) {}
+static void provider(msg *m) { (void)m; }
+#endif
+
 /* ------------------------------------------------------------------ the leak control */
 
 /* What the check exists to catch: a table index from a key byte, and a loop whose trip
@@ -351,8 +452,10 @@ int main(int argc, char **argv) {
   /* --quick: a few lengths only (the controls need reports, not coverage). */
   size_t nlens = argc > 1 && strcmp(argv[1], "--quick") == 0 ? 4 : NLENS;
   load_nettle();
-  printf("backend %s; libnettle %s\n", sgcm_impl_name() ? sgcm_impl_name() : "(none)",
-         nettle_aes.encrypt ? "loaded" : "not loadable (GnuTLS-style case not run)");
+  load_provider();
+  printf("backend %s; libnettle %s; OpenSSL provider %s\n", sgcm_impl_name() ? sgcm_impl_name() : "(none)",
+         nettle_aes.encrypt ? "loaded" : "not loadable (GnuTLS-style case not run)",
+         ossl.ctx ? "loaded" : "not loaded (STITCHGCM_CT_PROVIDER unset or libcrypto missing)");
   static const size_t iv_lens[] = {12, 1, 8, 16, 60};
   size_t messages = 0;
   for (size_t ki = 0; ki < 3; ki++)
@@ -371,6 +474,7 @@ int main(int argc, char **argv) {
         one_shot(m);
         handle(m, li + ki + ii);
         aead(m);
+        if (ossl.ctx) provider(m);
         nettle_fixed(m, &nettle_abi_variants[ki]);
         nettle_fixed(m, &nettle_abi_variants[3 + ki]);
         if (ki == 0) {

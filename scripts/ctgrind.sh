@@ -2,7 +2,8 @@
 # Constant-time checks of every backend (method and argument: docs/constant-time.md).
 #
 #   native    valgrind memcheck over c-tests/test_ctgrind.c (secrets marked undefined, the
-#             library built with the cargo feature ct-validation) for each backend valgrind
+#             library built with the cargo feature ct-validation; the OpenSSL provider's
+#             EVP path too, the module built over that library) for each backend valgrind
 #             can run here (soft, x86_64-aesni: valgrind hides VAES from CPUID); the static
 #             taint check (scripts/ct-static.py) of the x86_64 kernels (x86_64-vaes, with
 #             aesni and soft as a second opinion) and its self-test.
@@ -60,9 +61,25 @@ esac
 
 build_ct && build_plain || { bad "cargo build"; finish; }
 for d in "$ctlib" "$plainlib"; do ln -sf libstitchgcm.so "$d/libstitchgcm.so.0"; done
-"$cc" -O2 -g -std=c11 -Wall -Wextra -Iinclude -I"$work/inc" -o "$work/test_ctgrind" \
+# (natively with the OpenSSL provider's front-end, where libcrypto's headers are installed)
+ctprov=()
+# shellcheck disable=SC2207
+[ $mode = native ] && pkg-config --exists libcrypto && ctprov=(-DCT_PROVIDER $(pkg-config --cflags libcrypto))
+"$cc" -O2 -g -std=c11 -Wall -Wextra -Iinclude -I"$work/inc" "${ctprov[@]}" -o "$work/test_ctgrind" \
   c-tests/test_ctgrind.c -L"$ctlib" -lstitchgcm -ldl -Wl,-rpath,"$ctlib" ||
   { bad "C build"; finish; }
+# The OpenSSL provider module over the ct-validation library, for the harness's provider
+# front-end (native: the host's libcrypto; the ARM roots of .deps have no valgrind-able
+# libcrypto setup here).
+prov=()
+if [ $mode = native ] && pkg-config --exists libcrypto; then
+  # shellcheck disable=SC2046
+  if gcc -O2 -g -fPIC -shared -Iinclude $(pkg-config --cflags libcrypto) -o "$work/stitchgcm.so" \
+       provider/stitchgcm_prov.c -L"$ctlib" -lstitchgcm $(pkg-config --libs libcrypto) \
+       -Wl,--version-script=provider/stitchgcm.map -Wl,--no-undefined; then
+    prov=(STITCHGCM_CT_PROVIDER="$work/stitchgcm.so")
+  else bad "OpenSSL provider build"; fi
+fi
 
 # memcheck LOG ENVVARS... -- ARGS: runs the harness under valgrind; prints the error count.
 # Origins (where an undefined value came from) cost a quarter more time under qemu: there
@@ -84,13 +101,13 @@ echo "backends: ${all[*]}; under valgrind: ${under[*]}"
 [ ${#under[@]} -gt 0 ] || { bad "valgrind runs nothing here"; finish; }
 for b in "${under[@]}"; do
   log=$work/$b.log
-  n=$(memcheck "$log" STITCHGCM_IMPL="$b" -- )
+  n=$(memcheck "$log" STITCHGCM_IMPL="$b" "${prov[@]}" -- )
   summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
   if [ "$n" = 0 ] && grep -q 'rc=0' "$log" && [[ $summary == *" 0 failed" ]]; then
-    ok "ctgrind $mode $b: 0 errors ($summary; $(grep -o '[0-9]* messages' "$log"))"
+    ok "ctgrind $mode $b: 0 errors ($summary; $(grep -o '[0-9]* messages' "$log"); OpenSSL provider $(grep -o 'OpenSSL provider [a-z]*' "$log" | cut -d' ' -f3))"
   else
     bad "ctgrind $mode $b: ${n:-?} errors ($summary), see $log"
-    [ $origins = yes ] || ORIGINS=yes memcheck "$log" STITCHGCM_IMPL="$b" -- >/dev/null
+    [ $origins = yes ] || ORIGINS=yes memcheck "$log" STITCHGCM_IMPL="$b" "${prov[@]}" -- >/dev/null
     grep -A12 -E '(Conditional jump|Use of uninitialised)' "$log" | head -40
   fi
 done
@@ -108,6 +125,13 @@ n=$(memcheck "$work/plain.log" LD_LIBRARY_PATH="$plainlib" STITCHGCM_IMPL="${und
 if [ "${n:-0}" -gt 0 ] && grep -qE '(at|by) 0x[0-9A-F]+: stitchgcm::' "$work/plain.log"; then
   ok "control: without ct-validation the verdict branches inside the library are reported ($n errors)"
 else bad "control: the library without ct-validation was NOT reported (${n:-?} errors), see $work/plain.log"; fi
+if [ ${#prov[@]} -gt 0 ]; then
+  # and through the provider: its final branches on the library's verdict
+  n=$(memcheck "$work/plain-provider.log" LD_LIBRARY_PATH="$plainlib" STITCHGCM_IMPL="${under[0]}" "${prov[@]}" -- --quick)
+  if [ "${n:-0}" -gt 0 ] && grep -qE '(at|by) 0x[0-9A-F]+: gcm_final ' "$work/plain-provider.log"; then
+    ok "control: without ct-validation the provider's verdict branch is reported"
+  else bad "control: the provider's verdict branch was NOT reported, see $work/plain-provider.log"; fi
+fi
 
 # Static taint check of the kernels (all backends of this architecture in the table).
 case $mode in
