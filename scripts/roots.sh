@@ -130,5 +130,23 @@ root_smoke() {
   local needs
   needs=$(sed -n 's/^Depends: //p' "$src/debian/tests/control" | tr ',' '\n' | sed 's/|.*//; s/ //g' |
           grep -vE '^(libstitchgcm|stitchgcm)' | paste -sd' ')
-  root_run "$dir" "$arch" "apt-get install -y -qq /tmp/debs/*.deb $needs >/dev/null && dpkg-query -W 'libstitchgcm*' 'stitchgcm-*' && cd /tmp/src && sh debian/tests/smoke" >"$log" 2>&1
+  local cmd="apt-get install -y -qq /tmp/debs/*.deb $needs >/dev/null && dpkg-query -W 'libstitchgcm*' 'stitchgcm-*' && cd /tmp/src && sh debian/tests/smoke"
+  # A root of the host's own architecture runs in a real chroot where it can (root,
+  # unshare): sshd's privilege separation chroots, which proot cannot (the OpenSSH part of
+  # the test says so and is not run in the emulated roots).
+  if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
+     [ "$arch" = "$(dpkg --print-architecture 2>/dev/null)" ]; then
+    root_chroot_run "$dir" "$cmd" >"$log" 2>&1
+  else
+    root_run "$dir" "$arch" "$cmd" >"$log" 2>&1
+  fi
+}
+
+# root_chroot_run DIR CMD: CMD in a real chroot of DIR (the host's architecture, as root),
+# /proc, /sys and /dev mounted in a private mount namespace that goes away with it.
+root_chroot_run() {
+  unshare -m --propagation private sh -c 'mount -t proc proc "$1/proc" && mount -t sysfs sys "$1/sys" &&
+    mount --rbind /dev "$1/dev" && exec chroot "$1" /usr/bin/env -i \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+    TERM=dumb DEBIAN_FRONTEND=noninteractive /bin/sh -c "$2"' sh "$1" "$2"
 }
