@@ -143,9 +143,13 @@ root_smoke() {
 }
 
 # root_chroot_run DIR CMD: CMD in a real chroot of DIR (the host's architecture, as root),
-# /proc, /sys and /dev mounted in a private mount namespace that goes away with it.
+# /proc, /sys and /dev mounted in a private mount namespace that goes away with it. (Inside
+# a chroot, as in scripts/test-distro.sh's roots, "/" is no mount point and cannot be made
+# private: the namespace there is a private one already, so propagation is left as it is.)
 root_chroot_run() {
-  unshare -m --propagation private sh -c 'mount -t proc proc "$1/proc" && mount -t sysfs sys "$1/sys" &&
+  local prop=private
+  unshare -m --propagation private true 2>/dev/null || prop=unchanged
+  unshare -m --propagation $prop sh -c 'mount -t proc proc "$1/proc" && mount -t sysfs sys "$1/sys" &&
     mount --rbind /dev "$1/dev" && exec chroot "$1" /usr/bin/env -i \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
     TERM=dumb DEBIAN_FRONTEND=noninteractive /bin/sh -c "$2"' sh "$1" "$2"
