@@ -85,52 +85,32 @@ unsafe fn crypt_wide<const R: usize, const ENC: bool>(
     }
 }
 
-/// The stitched loop compiled per key size and direction (each steady-state loop one
-/// symbol to find in a disassembly); six arguments, so that `low` comes in a register,
-/// whose provenance ct-static follows from the callers.
-macro_rules! wide_kernels {
-    ($($name:ident = $r:literal, $enc:literal;)*) => {
-        $(
-            /// The stitched loop for one key size and direction.
-            #[inline(never)]
-            #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
-            unsafe fn $name(
-                k: &XKey,
-                st: &mut [u8; 32],
-                src: *const u8,
-                dst: *mut u8,
-                iterations: usize,
-                low: u64,
-            ) {
-                // SAFETY: forwarded contract; features checked at key setup.
-                unsafe { crypt_wide::<$r, $enc>(k, st, src, dst, iterations, low) }
-            }
-        )*
-    };
-}
-
-wide_kernels! {
-    kernel_enc_aes128 = 10, true;
-    kernel_enc_aes192 = 12, true;
-    kernel_enc_aes256 = 14, true;
-    kernel_dec_aes128 = 10, false;
-    kernel_dec_aes192 = 12, false;
-    kernel_dec_aes256 = 14, false;
-}
-
-/// A stitched loop of [`wide_kernels`].
-type Wide = unsafe fn(&XKey, &mut [u8; 32], *const u8, *mut u8, usize, u64);
-
-/// The stitched loop for this key's size (10, 12 or 14 rounds) and direction `ENC`.
+/// The stitched loop for this key's size (10, 12 or 14 rounds) and direction `ENC`,
+/// inlined into its two callers ([`crypt_at`] and `whole::wide`, where a disassembly finds
+/// the loops): called directly, not through a function pointer as `per_key_size!` does for
+/// the other x86_64 backends, so that ct-static follows `low` from the callers' arguments
+/// to the pass's branch (a kernel called through a pointer starts with public arguments
+/// there, whatever its callers pass).
+///
+/// # Safety
+/// As for [`zmm::pass`] with `AES` and `HASH` (`hp` = `dst` when encrypting, `src` when
+/// decrypting); the CPU features checked at key setup.
 #[inline(always)]
-fn select<const ENC: bool>(rounds: u64) -> Wide {
-    match (rounds, ENC) {
-        (10, true) => kernel_enc_aes128,
-        (12, true) => kernel_enc_aes192,
-        (_, true) => kernel_enc_aes256,
-        (10, false) => kernel_dec_aes128,
-        (12, false) => kernel_dec_aes192,
-        (_, false) => kernel_dec_aes256,
+unsafe fn wide<const ENC: bool>(
+    k: &XKey,
+    st: &mut [u8; 32],
+    src: *const u8,
+    dst: *mut u8,
+    iterations: usize,
+    low: u64,
+) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        match k.rounds {
+            10 => crypt_wide::<10, ENC>(k, st, src, dst, iterations, low),
+            12 => crypt_wide::<12, ENC>(k, st, src, dst, iterations, low),
+            _ => crypt_wide::<14, ENC>(k, st, src, dst, iterations, low),
+        }
     }
 }
 
@@ -172,7 +152,7 @@ unsafe fn crypt_at<const ENC: bool>(
             let mut st = [0u8; 32];
             store(st.as_mut_ptr(), c);
             store(st.as_mut_ptr().add(16), acc);
-            select::<ENC>(k.rounds)(k, &mut st, src, dst, iterations, low_byte(at));
+            wide::<ENC>(k, &mut st, src, dst, iterations, low_byte(at));
             c = load(st.as_ptr());
             acc = load(st.as_ptr().add(16));
             src = src.add(16 * WIDE * iterations);

@@ -6,7 +6,7 @@
 //! latency chain behind the last.
 
 use super::zmm;
-use super::{low_byte, select, X86Vaes512, WIDE};
+use super::{low_byte, X86Vaes512, WIDE};
 use crate::backend::short::first_counter;
 use crate::backend::x86_64::common::{bswap_mask, ctr_to_native, load, store, XKey};
 use crate::backend::{Backend, Direction, Material, PublicCtr};
@@ -194,7 +194,7 @@ unsafe fn wide<const ENC: bool>(
     // bytes of the two blocks.
     unsafe {
         let st = &mut *(w.st.as_mut_ptr() as *mut [u8; 32]);
-        select::<ENC>(k.rounds)(k, st, src, dst, iterations, low)
+        super::wide::<ENC>(k, st, src, dst, iterations, low)
     }
 }
 
