@@ -46,6 +46,34 @@ pub(crate) enum Direction {
     Decrypt,
 }
 
+/// The low 32 bits of a message's next counter block when they follow from public values
+/// alone, for kernels with a faster counter step at some positions (`x86_64-vaes512`): with
+/// a 96-bit IV, J0 = IV‖0^31‖1 and the counter is 2 plus the counter blocks used so far (a
+/// function of the message's lengths). Unknown for other IV lengths (J0 = GHASH_H(IV), so
+/// the counter is derived from the key) and for a counter the caller set. A kernel may
+/// branch on this value; never on the counter block it is given, which comes from the
+/// caller's state whatever the IV.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PublicCtr(Option<u32>);
+
+impl PublicCtr {
+    /// Nothing public is known about the counter.
+    pub(crate) const UNKNOWN: PublicCtr = PublicCtr(None);
+
+    /// The counter of a message with a 96-bit IV after `blocks` counter blocks of data (a
+    /// partial block counts one): inc32 of 2 + `blocks`.
+    #[inline(always)]
+    pub(crate) const fn iv96_after(blocks: u64) -> PublicCtr {
+        PublicCtr(Some(2u32.wrapping_add(blocks as u32)))
+    }
+
+    /// The counter's low 32 bits, if public.
+    #[inline(always)]
+    pub(crate) const fn low32(self) -> Option<u32> {
+        self.0
+    }
+}
+
 /// Room for one backend's expanded key: AES round keys in whatever form the backend
 /// wants plus its GHASH key material (H, powers of H, Karatsuba halves). 3840 bytes fits
 /// a bit-sliced 8-block AES-256 schedule (1920 bytes) with H^1..H^16 beside it, and
@@ -228,6 +256,30 @@ pub(crate) trait Backend {
         j0: Option<&mut [u8; 16]>,
     );
 
+    /// [`Backend::crypt`] where the mode knows the counter's position from public values
+    /// (`at`, see [`PublicCtr`]). The default ignores it.
+    ///
+    /// # Safety
+    /// As for [`Backend::crypt`]; `at` is [`PublicCtr::UNKNOWN`] or the low 32 bits of
+    /// `ctr`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    unsafe fn crypt_at(
+        m: &Material,
+        dir: Direction,
+        ctr: &mut [u8; 16],
+        y: &mut [u8; 16],
+        src: *const u8,
+        dst: *mut u8,
+        blocks: usize,
+        j0: Option<&mut [u8; 16]>,
+        at: PublicCtr,
+    ) {
+        let _ = at;
+        // SAFETY: forwarded contract.
+        unsafe { Self::crypt(m, dir, ctr, y, src, dst, blocks, j0) }
+    }
+
     /// CTR keystream only (the second pass of a verify-then-decrypt open).
     ///
     /// # Safety
@@ -326,6 +378,31 @@ pub(crate) trait Backend {
         unsafe { whole::crypt::<Self>(m, dir, j0, aad, src, dst, len, y) }
     }
 
+    /// [`Backend::crypt_message`] where the mode knows the position of the first counter,
+    /// inc32(J0), from public values (`at`: [`PublicCtr::iv96_after`]`(0)` for a 96-bit
+    /// IV). The default ignores it.
+    ///
+    /// # Safety
+    /// As for [`Backend::crypt_message`]; `at` is [`PublicCtr::UNKNOWN`] or the low 32 bits
+    /// of inc32(`j0`).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    unsafe fn crypt_message_at(
+        m: &Material,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        y: &mut [u8; 16],
+        at: PublicCtr,
+    ) -> [u8; 16] {
+        let _ = at;
+        // SAFETY: forwarded contract.
+        unsafe { Self::crypt_message(m, dir, j0, aad, src, dst, len, y) }
+    }
+
     /// [`Backend::crypt_message`] for callers that keep nothing of the message afterwards
     /// (the keyed one-shot seal, nettle's first data call): the full tag only, no state to
     /// go on from, so a backend may run the partial and the lengths block in the same pass
@@ -349,6 +426,28 @@ pub(crate) trait Backend {
         let tag = unsafe { Self::crypt_message(m, dir, j0, aad, src, dst, len, &mut y) };
         crate::secret::wipe_block(&mut y);
         tag
+    }
+
+    /// [`Backend::crypt_whole`] with the first counter's public position, as
+    /// [`Backend::crypt_message_at`]. The default ignores it.
+    ///
+    /// # Safety
+    /// As for [`Backend::crypt_message_at`].
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    unsafe fn crypt_whole_at(
+        m: &Material,
+        dir: Direction,
+        j0: &[u8; 16],
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        at: PublicCtr,
+    ) -> [u8; 16] {
+        let _ = at;
+        // SAFETY: forwarded contract.
+        unsafe { Self::crypt_whole(m, dir, j0, aad, src, dst, len) }
     }
 
     /// The one-shot opening of a message within the limits: computes the tag over `aad`

@@ -3,7 +3,7 @@
 
 use super::core::BlockKey;
 use super::{Direction, BLOCK};
-use crate::backend::{self, short, with_backend, Backend, BackendId, Material};
+use crate::backend::{self, short, with_backend, Backend, BackendId, Material, PublicCtr};
 use crate::error::Error;
 
 /// An expanded AES-GCM key for one backend. Wiped on drop.
@@ -195,10 +195,12 @@ impl Key {
 
     /// A whole message of any length in one backend call: the output, the full tag
     /// returned, and GHASH(AAD ‖ whole ciphertext blocks) in `y` (decryption releases
-    /// the plaintext unverified).
+    /// the plaintext unverified). `at`: the public position of inc32(J0), if any
+    /// ([`PublicCtr::iv96_after`]`(0)` for a 96-bit IV).
     ///
     /// # Safety
-    /// `src` readable and `dst` writable for `len` bytes; equal or disjoint.
+    /// `src` readable and `dst` writable for `len` bytes; equal or disjoint; `at` is
+    /// [`PublicCtr::UNKNOWN`] or the low 32 bits of inc32(`j0`).
     #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn crypt_message(
         &self,
@@ -209,19 +211,21 @@ impl Key {
         dst: *mut u8,
         len: usize,
         y: &mut [u8; 16],
+        at: PublicCtr,
     ) -> [u8; 16] {
         // SAFETY: forwarded from the caller.
         with_backend!(self.backend(), B => unsafe {
-            B::crypt_message(&self.material, dir, j0, aad, src, dst, len, y)
+            B::crypt_message_at(&self.material, dir, j0, aad, src, dst, len, y, at)
         })
     }
 
     /// A whole message of any length in one backend call when nothing of it is kept
     /// afterwards: the output, and the full tag returned (decryption releases the
-    /// plaintext unverified).
+    /// plaintext unverified). `at` as for [`Key::crypt_message`].
     ///
     /// # Safety
-    /// `src` readable and `dst` writable for `len` bytes; equal or disjoint.
+    /// As for [`Key::crypt_message`].
+    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn crypt_whole(
         &self,
         dir: Direction,
@@ -230,10 +234,34 @@ impl Key {
         src: *const u8,
         dst: *mut u8,
         len: usize,
+        at: PublicCtr,
     ) -> [u8; 16] {
         // SAFETY: forwarded from the caller.
         with_backend!(self.backend(), B => unsafe {
-            B::crypt_whole(&self.material, dir, j0, aad, src, dst, len)
+            B::crypt_whole_at(&self.material, dir, j0, aad, src, dst, len, at)
+        })
+    }
+
+    /// [`BlockKey::crypt_blocks`] with the counter's public position `at`, if any.
+    ///
+    /// # Safety
+    /// As for [`BlockKey::crypt_blocks`]; `at` is [`PublicCtr::UNKNOWN`] or the low 32
+    /// bits of `ctr`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn crypt_blocks_at(
+        &self,
+        dir: Direction,
+        ctr: &mut [u8; 16],
+        y: &mut [u8; 16],
+        src: *const u8,
+        dst: *mut u8,
+        blocks: usize,
+        j0: Option<&mut [u8; 16]>,
+        at: PublicCtr,
+    ) {
+        // SAFETY: forwarded from the caller.
+        with_backend!(self.backend(), B => unsafe {
+            B::crypt_at(&self.material, dir, ctr, y, src, dst, blocks, j0, at)
         })
     }
 

@@ -19,6 +19,7 @@
 use super::core::{BlockKey, Core};
 use super::{tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
 use crate::backend::partial::{load_partial, store_block};
+use crate::backend::PublicCtr;
 use crate::error::Error;
 use crate::secret::{ct_eq, wipe_block};
 
@@ -63,6 +64,9 @@ pub struct Message {
     provisional: bool,
     /// `set_counter` moved the counter off inc32(J0) (the one-pass path counts from J0).
     counter_moved: bool,
+    /// The IV had 96 bits: J0 = IV‖0^31‖1, so (unless the counter was moved) the counter
+    /// is 2 plus the counter blocks used, public ([`Message::public_ctr`]).
+    iv96: bool,
 }
 
 impl Message {
@@ -96,6 +100,7 @@ impl Message {
             mask_ready: false,
             provisional: false,
             counter_moved: false,
+            iv96: false,
         }
     }
 
@@ -117,6 +122,7 @@ impl Message {
         self.mask_ready = false;
         self.provisional = false;
         self.counter_moved = false;
+        self.iv96 = false;
         self.phase = Phase::Aad;
         Ok(())
     }
@@ -269,6 +275,20 @@ impl Message {
         unsafe { self.crypt_general(key, dir, src, dst, len) }
     }
 
+    /// The counter's position if it follows from public values alone: with a 96-bit IV and
+    /// the counter not moved, 2 plus one counter block per data block so far (a partial
+    /// block counts one: the block left open has its keystream). Computed from the IV
+    /// length and the data length, never read from the counter block, so that kernels
+    /// may branch on it.
+    #[inline(always)]
+    fn public_ctr(&self) -> PublicCtr {
+        if self.iv96 && !self.counter_moved {
+            PublicCtr::iv96_after(self.core.data_len.div_ceil(BLOCK as u64))
+        } else {
+            PublicCtr::UNKNOWN
+        }
+    }
+
     /// Whether all the AAD so far is held and the one-pass paths may take the first data:
     /// not after `before_rekey`, whose mask is the old key's, nor after `set_counter` (the
     /// one pass counts from J0). Both are flags set by the call order: comparing counter
@@ -394,6 +414,10 @@ impl Message {
             self.held_len += bytes as u8;
         } else {
             self.flush_held(key);
+            let at = self.public_ctr();
+            debug_assert!(at
+                .low32()
+                .is_none_or(|c| c.to_be_bytes() == self.core.ctr[12..]));
             let mask = if self.mask_ready {
                 None
             } else {
@@ -403,7 +427,7 @@ impl Message {
             };
             // SAFETY: `bytes` ≤ len bytes of both buffers (caller's contract).
             unsafe {
-                key.crypt_blocks(
+                key.crypt_blocks_at(
                     dir,
                     &mut self.core.ctr,
                     &mut self.core.y,
@@ -411,6 +435,7 @@ impl Message {
                     dst,
                     blocks,
                     mask,
+                    at,
                 )
             };
         }

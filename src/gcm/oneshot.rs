@@ -5,6 +5,7 @@
 
 use super::core::{BlockKey, Core};
 use super::{tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
+use crate::backend::PublicCtr;
 use crate::error::Error;
 use crate::secret::{ct_eq, wipe_block};
 
@@ -64,8 +65,14 @@ pub(crate) unsafe fn seal_raw(
         copy_tag(tag, &full);
         return Ok(());
     }
+    // With a 96-bit IV the first counter is 2: public, whatever the key.
+    let at = if iv.len() == 12 {
+        PublicCtr::iv96_after(0)
+    } else {
+        PublicCtr::UNKNOWN
+    };
     // SAFETY: forwarded from the caller.
-    let mut full = unsafe { key.crypt_whole(Direction::Encrypt, &j0, aad, src, dst, len) };
+    let mut full = unsafe { key.crypt_whole(Direction::Encrypt, &j0, aad, src, dst, len, at) };
     copy_tag(tag, &full);
     wipe_block(&mut full);
     Ok(())

@@ -30,6 +30,7 @@ use super::core::{BlockKey, Core};
 use super::generic::Engine;
 use super::{Direction, Key, BLOCK};
 use crate::backend::partial::{load_partial, store_block};
+use crate::backend::PublicCtr;
 use crate::secret::wipe_block;
 
 const HELD: u64 = 1 << 62;
@@ -346,6 +347,8 @@ unsafe fn first_data_long(
     dst: *mut u8,
     len: usize,
 ) -> [u8; 16] {
+    // nettle's context does not say whether the IV had 96 bits: nothing public is known of
+    // the counter.
     // SAFETY: forwarded from the caller.
-    unsafe { k.crypt_whole(dir, j0, aad, src, dst, len) }
+    unsafe { k.crypt_whole(dir, j0, aad, src, dst, len, PublicCtr::UNKNOWN) }
 }

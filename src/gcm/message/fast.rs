@@ -28,6 +28,7 @@ impl Message {
         self.mask_ready = false;
         self.provisional = false;
         self.counter_moved = false;
+        self.iv96 = true;
         self.phase = Phase::Aad;
     }
 

@@ -10,8 +10,11 @@
 /// shared key layout, the bulk entries from the backend's own `$crypt::<ENC>` (the fused
 /// kernel for one direction), `$ghash` and `$ctr` (`#[target_feature]` functions taking
 /// an [`XKey`](super::XKey)), `is_available` from `$available` and `is_preferred` from
-/// `$preferred` (default: `$available`), and `crypt_whole` and `crypt_message` from `$whole`
-/// and `$message` if given.
+/// `$preferred` (default: `$available`), and, if given, `crypt_at` from `$crypt_at::<ENC>`
+/// (the fused kernel with the counter's public position, [`PublicCtr`](crate::backend::PublicCtr)),
+/// `crypt_whole`, `crypt_message` and their `_at` forms from `$whole` and `$message` (which
+/// take the position last; [`PublicCtr::UNKNOWN`](crate::backend::PublicCtr) for the plain
+/// forms).
 macro_rules! x86_backend {
     ($ty:ident = $name:literal, available: $available:path,
      crypt: $crypt:ident, ghash: $ghash:path, ctr: $ctr:path $(,)?) => {
@@ -20,10 +23,11 @@ macro_rules! x86_backend {
     };
     ($ty:ident = $name:literal, available: $available:path, preferred: $preferred:path,
      crypt: $crypt:ident, ghash: $ghash:path, ctr: $ctr:path
-     $(, whole: $whole:path, message: $message:path)? $(,)?) => {
+     $(, crypt_at: $crypt_at:ident, whole: $whole:path, message: $message:path)? $(,)?) => {
         const _: () = {
             use crate::backend::x86_64::common::{encrypt_block, encrypt_block2, init, short};
-            use crate::backend::{Backend, Direction, Material};
+            #[allow(unused_imports)]
+            use crate::backend::{Backend, Direction, Material, PublicCtr};
 
             impl Backend for $ty {
                 const NAME: &'static core::ffi::CStr = $name;
@@ -138,6 +142,31 @@ macro_rules! x86_backend {
                 }
 
                 $(
+                    unsafe fn crypt_at(
+                        m: &Material,
+                        dir: Direction,
+                        ctr: &mut [u8; 16],
+                        y: &mut [u8; 16],
+                        src: *const u8,
+                        dst: *mut u8,
+                        blocks: usize,
+                        j0: Option<&mut [u8; 16]>,
+                        at: PublicCtr,
+                    ) {
+                        let k = m.view();
+                        // SAFETY: forwarded contract; CPU support checked at key setup.
+                        unsafe {
+                            match dir {
+                                Direction::Encrypt => {
+                                    $crypt_at::<true>(k, ctr, y, src, dst, blocks, j0, at)
+                                }
+                                Direction::Decrypt => {
+                                    $crypt_at::<false>(k, ctr, y, src, dst, blocks, j0, at)
+                                }
+                            }
+                        }
+                    }
+
                     unsafe fn crypt_whole(
                         m: &Material,
                         dir: Direction,
@@ -148,7 +177,36 @@ macro_rules! x86_backend {
                         len: usize,
                     ) -> [u8; 16] {
                         // SAFETY: forwarded contract; CPU support checked at key setup.
-                        unsafe { $whole(m, dir, j0, aad, src, dst, len) }
+                        unsafe { $whole(m, dir, j0, aad, src, dst, len, PublicCtr::UNKNOWN) }
+                    }
+
+                    unsafe fn crypt_whole_at(
+                        m: &Material,
+                        dir: Direction,
+                        j0: &[u8; 16],
+                        aad: &[u8],
+                        src: *const u8,
+                        dst: *mut u8,
+                        len: usize,
+                        at: PublicCtr,
+                    ) -> [u8; 16] {
+                        // SAFETY: forwarded contract; CPU support checked at key setup.
+                        unsafe { $whole(m, dir, j0, aad, src, dst, len, at) }
+                    }
+
+                    unsafe fn crypt_message_at(
+                        m: &Material,
+                        dir: Direction,
+                        j0: &[u8; 16],
+                        aad: &[u8],
+                        src: *const u8,
+                        dst: *mut u8,
+                        len: usize,
+                        y: &mut [u8; 16],
+                        at: PublicCtr,
+                    ) -> [u8; 16] {
+                        // SAFETY: forwarded contract; CPU support checked at key setup.
+                        unsafe { $message(m, dir, j0, aad, src, dst, len, y, at) }
                     }
 
                     #[allow(clippy::too_many_arguments)]
@@ -163,7 +221,7 @@ macro_rules! x86_backend {
                         y: &mut [u8; 16],
                     ) -> [u8; 16] {
                         // SAFETY: forwarded contract; CPU support checked at key setup.
-                        unsafe { $message(m, dir, j0, aad, src, dst, len, y) }
+                        unsafe { $message(m, dir, j0, aad, src, dst, len, y, PublicCtr::UNKNOWN) }
                     }
                 )?
 

@@ -35,13 +35,45 @@ def keys(a):
     a('vbroadcasti32x4 zmm30, [{rk} + {r} * 16]')
 
 
-def counters(a):
-    """zmm0-3: the counter blocks of zmm15 + 0, 4, 8, 12 in GCM byte order, XORed with
-    round key 0."""
-    a('vpshufb zmm0, zmm15, zmm14')
+# The fast counter step's limit on the counter's low byte: the sixteen blocks c..c+15 and
+# the next iteration's c+16..c+19 then stay below 256, so no carry leaves the byte.
+LOW_MAX = 255 - 19
+# Offsets in CONSTANTS of 4, 8, 12, 16 added to the last byte of a block in GCM byte order
+# (the top byte of its dword 3).
+BYTE_INC = 448
+
+
+def counters_fast(slow, back):
+    """zmm0-3: the counter blocks c..c+15 (zmm15: c..c+3 in GCM byte order), XORed with
+    round key 0; zmm15 advanced by 16. The blocks are zmm15 plus 4, 8, 12 in the last byte
+    (a dword add: no byte swap) when {low}, the counter's low byte, is public and at most
+    LOW_MAX; else (`{low}` past LOW_MAX, or 512 when the counter is not public) the
+    out-of-line step at label `slow` (`counters_slow`) swaps to the native form and back.
+    {low} is then advanced by 16 in its low byte (its bit 9 stays)."""
+    s = ['vpxorq zmm0, zmm15, zmm16',
+         f'cmp {{low:e}}, {LOW_MAX}',
+         f'ja {slow}f']
+    for b in (1, 2, 3):
+        s.append(f'vpaddd zmm{b}, zmm15, [{{c}} + {BYTE_INC + 64 * (b - 1)}]')
+    s.append(f'vpaddd zmm15, zmm15, [{{c}} + {BYTE_INC + 192}]')
+    s.append(f'{back}:')
+    for b in (1, 2, 3):
+        s.append(f'vpxorq zmm{b}, zmm{b}, zmm16')
+    s.append('add {low:l}, 16')
+    return s
+
+
+def counters_slow(a, slow, back):
+    """The counter step of `counters_fast` through the native form (inc32 on dword 0:
+    any counter), out of line at label `slow`, back to `back`."""
+    a(f'{slow}:')
+    a('vpshufb zmm15, zmm15, zmm14')
     for b in (1, 2, 3):
         a(f'vpaddd zmm{b}, zmm15, [{{c}} + {64 + 64 * b}]')
         a(f'vpshufb zmm{b}, zmm{b}, zmm14')
+    a('vpaddd zmm15, zmm15, [{c} + 320]')
+    a('vpshufb zmm15, zmm15, zmm14')
+    a(f'jmp {back}b')
 
 
 def reduce(a, step):
@@ -169,18 +201,11 @@ def listing():
     out = []
     a = out.append
 
-    def iteration(aes, hash_, rounds, advance_hp=True):
+    def iteration(aes, hash_, rounds, slow, back, advance_hp=True):
         """One iteration of `rounds` AES rounds; `aes` and `hash_` are assembler
-        conditions ('1' always, '0' never)."""
-        top = []
-        top.append('vpshufb zmm0, zmm15, zmm14')
-        for b in (1, 2, 3):
-            top.append(f'vpaddd zmm{b}, zmm15, [{{c}} + {64 + 64 * b}]')
-            top.append(f'vpshufb zmm{b}, zmm{b}, zmm14')
-        top.append('vpaddd zmm15, zmm15, [{c} + 320]')
-        for b in range(4):
-            top.append(f'vpxorq zmm{b}, zmm{b}, zmm16')
-        emit(a, [(aes, i) for i in top] if aes != '0' else [])
+        conditions ('1' always, '0' never); `slow` and `back`: the labels of the
+        iteration's out-of-line counter step (`counters_slow`) and of its way back."""
+        emit(a, [(aes, i) for i in counters_fast(slow, back)] if aes != '0' else [])
         # The GHASH steps and the last round's key ^ input (zmm4-7, free once the
         # products are summed) spread over the gaps after rounds 1 .. rounds-1.
         stream = []
@@ -216,6 +241,7 @@ def listing():
     a('.if {aes}')
     a('vbroadcasti32x4 zmm15, [{st}]')
     a('vpaddd zmm15, zmm15, [{c} + 64]')
+    a('vpshufb zmm15, zmm15, zmm14')
     keys(a)
     a('.endif')
     a('.if {hash}')
@@ -230,12 +256,12 @@ def listing():
     # ciphertext the one before it stored ({hp} = {dst} - 256) between its rounds, with
     # the broadcast powers; the last iteration's ciphertext is hashed after the loop,
     # from the registers, with H^16..H^1.
-    per_key(lambda r: iteration('1', '0', r, advance_hp=False))
+    per_key(lambda r: iteration('1', '0', r, 7, 8, advance_hp=False))
     a('dec {n}')
     a('jz 4f')
     a('.p2align 6')
     a('2:')
-    per_key(lambda r: iteration('1', '1', r))
+    per_key(lambda r: iteration('1', '1', r, 5, 6))
     a('dec {n}')
     a('jnz 2b')
     a('4:')
@@ -250,12 +276,21 @@ def listing():
     a('cmp {n}, 1')
     a('cmove {tp}, {h}')
     a('.endif')
-    per_key(lambda r: iteration('{aes}', '{hash}', r))
+    per_key(lambda r: iteration('{aes}', '{hash}', r, 5, 6))
     a('dec {n}')
     a('jnz 2b')
     a('.endif')
     a('.if {aes}')
+    a('vpshufb xmm15, xmm15, xmm14')
     a('vmovdqu [{st}], xmm15')
+    # The iterations' counter steps for a low byte past LOW_MAX (or not public), out of
+    # line: the fast form falls through.
+    a('jmp 9f')
+    counters_slow(a, 5, 6)
+    a('.if {encp}')
+    counters_slow(a, 7, 8)
+    a('.endif')
+    a('9:')
     a('.endif')
     a('.if {hash}')
     # The four lanes summed: the state.
@@ -483,13 +518,26 @@ HEAD = '''//! The 512-bit pass of `x86_64-vaes512`: one `asm!` template that run
 //! pass keeps everything in named registers (zmm0-31, all declared clobbered) and ends
 //! with `vzeroupper`. The branches (and the `cmove` of the powers' table for the last
 //! iteration) are on the loop counter, the rest is the assembler's `.if` on the key size
-//! and the switches (constants): nothing depends on key, data or tag.
+//! and the switches (constants), and the counter steps' on `low` (public, above):
+//! nothing depends on key, data or tag.
+//!
+//! Counter blocks: zmm15 holds c..c+3 in GCM byte order. When the caller knows the
+//! counter's low byte from public values alone (`low`: for a 96-bit IV the counter is 2 +
+//! the blocks before it, a function of the message's lengths), an iteration whose low
+//! byte is at most 236 makes its blocks and the next iteration's zmm15 by dword adds to
+//! the last byte (no carry can leave it: c+19 ≤ 255), 8 port-0/5 uops with the XORs of
+//! round key 0; any other iteration, and every one when the counter is not public (`low`
+//! = 512, which no step brings under 237), takes an out-of-line step through the native
+//! form (inc32 on dword 0) and back, 13 uops. The branch is on `low` alone, a register
+//! the caller computed from lengths, never on the counter in `st`: for other IV lengths
+//! J0 = GHASH_H(IV), and the counter's low byte is derived from the key.
 //!
 //! Registers (pass): zmm0-3 AES blocks; zmm4-7 GHASH input and products, then the last
 //! round's key ^ input; zmm8/9/10 the lo/mid/hi sums, zmm10 also the four-lane state
-//! between iterations; zmm12, 13, 31 products; zmm14 the byte-reversal mask; zmm15 four
-//! native counters c..c+3; zmm16-29 round keys 0..13 broadcast to all lanes, zmm30 the
-//! last. (The tail keeps the state in lane 0 of zmm11.)
+//! between iterations; zmm12, 13, 31 products; zmm14 the byte-reversal mask; zmm15 the
+//! counter blocks c..c+3 (GCM byte order); zmm16-29 round keys 0..13 broadcast to all
+//! lanes, zmm30 the last. (The tail keeps the state in lane 0 of zmm11 and its counters
+//! native.)
 
 use crate::backend::x86_64::common::XKey;
 
@@ -498,12 +546,14 @@ pub(super) use tail::tail;
 
 /// The pass's constants, 64 bytes each: the per-lane byte reversal; the lane offsets
 /// 0, 1, 2, 3 and the increments 4, 8, 12, 16 of the native counter (dword 0 of each lane:
-/// inc32); POLYVAL's reduction constant (low qword 1, high qword 0xc2 << 56) in every lane.
+/// inc32); POLYVAL's reduction constant (low qword 1, high qword 0xc2 << 56) in every lane;
+/// the increments 4, 8, 12, 16 of the last byte of a block in GCM byte order (the top byte
+/// of dword 3).
 #[repr(C, align(64))]
-struct Constants([u32; 16 * 7]);
+struct Constants([u32; 16 * 11]);
 
 const fn constants() -> Constants {
-    let mut t = [0u32; 16 * 7];
+    let mut t = [0u32; 16 * 11];
     let mut lane = 0;
     while lane < 4 {
         // Byte reversal of each 128-bit lane: bytes 15, 14, ..., 0.
@@ -519,12 +569,21 @@ const fn constants() -> Constants {
         }
         t[16 * 6 + 4 * lane] = 1;
         t[16 * 6 + 4 * lane + 3] = 0xc200_0000;
+        let mut k = 1;
+        while k <= 4 {
+            t[16 * (6 + k) + 4 * lane + 3] = (4 * k as u32) << 24;
+            k += 1;
+        }
         lane += 1;
     }
     Constants(t)
 }
 
 static CONSTANTS: Constants = constants();
+
+/// `low` for a counter that is not public: bit 9 set, which the steps' adds to the low
+/// byte keep, so that the fast counter step is never taken.
+pub(super) const NOT_PUBLIC: u64 = 512;
 
 /// The pass's table of broadcast powers (H^16, H^12, H^8, H^4, each in four lanes).
 #[repr(C, align(64))]
@@ -536,7 +595,9 @@ struct Powers([u8; 256]);
 /// (decryption: `hp` = `src`). With `ENCP` (and `AES` and `HASH`), encryption in one
 /// pass: GHASH of the ciphertext written, each iteration's during the next one's rounds
 /// and the last one's after the loop (`hp` = `dst`). `R` is the number of AES rounds (10,
-/// 12, 14). The three pointers advance by 256 bytes per iteration.
+/// 12, 14). The three pointers advance by 256 bytes per iteration. `low`: the low byte
+/// of the counter in `st[0..16]` when that follows from public values alone (a 96-bit IV:
+/// see the opening comment), else [`NOT_PUBLIC`]; it picks each iteration's counter step.
 ///
 /// # Safety
 /// The CPU has AVX-512F/BW/VL, VAES and VPCLMULQDQ (`vaes512_available`); with `AES`,
@@ -555,10 +616,12 @@ pub(super) unsafe fn pass<
     dst: *mut u8,
     hp: *const u8,
     n: usize,
+    low: u64,
 ) {
     debug_assert!(n >= 1 && (R == 10 || R == 12 || R == 14));
+    debug_assert!(low < 256 || low == NOT_PUBLIC);
     // SAFETY: the caller's contract above; the template reads the key (`rk`: 16·(R+1)
-    // bytes; `h`: the 256 bytes of H^16..H^1), the constants (448 bytes) and `st`, and
+    // bytes; `h`: the 256 bytes of H^16..H^1), the constants (704 bytes) and `st`, and
     // writes only `st` and `dst[..256·n]`; every vector register it touches is declared
     // clobbered and the upper halves are cleared on the way out.
     unsafe {
@@ -576,6 +639,7 @@ TAIL = '''            st = in(reg) st.as_mut_ptr(),
             dst = inout(reg) dst => _,
             hp = inout(reg) hp => _,
             n = inout(reg) n => _,
+            low = inout(reg) low => _,
             r = const R,
             aes = const AES,
             hash = const HASH,

@@ -23,10 +23,11 @@ mod whole;
 mod zmm;
 
 use super::common::{
-    bswap_mask, ctr_from_native, ctr_to_native, encrypt_block, load, per_key_size, store,
-    vaes512_available, vaes512_preferred, x86_backend, XKey,
+    bswap_mask, ctr_from_native, ctr_to_native, encrypt_block, load, store, vaes512_available,
+    vaes512_preferred, x86_backend, XKey,
 };
 use super::vaes;
+use crate::backend::PublicCtr;
 use core::arch::x86_64::*;
 
 /// The backend.
@@ -39,6 +40,7 @@ x86_backend! {
     crypt: crypt,
     ghash: ghash,
     ctr: ctr,
+    crypt_at: crypt_at,
     whole: whole::whole,
     message: whole::message,
 }
@@ -46,42 +48,92 @@ x86_backend! {
 /// Blocks per iteration of the 512-bit pass.
 const WIDE: usize = 16;
 
-per_key_size!("avx2,aes,pclmulqdq,ssse3,sse4.1", crypt_wide, select);
+/// The pass's `low` for a counter at `at`: its low byte if public, else
+/// [`zmm::NOT_PUBLIC`] (no fast counter step).
+#[inline(always)]
+fn low_byte(at: PublicCtr) -> u64 {
+    match at.low32() {
+        Some(c) => u64::from(c & 0xff),
+        None => zmm::NOT_PUBLIC,
+    }
+}
 
-/// `iterations` ≥ 1 sixteen-block iterations, stitched, in one pass. Decryption hashes
-/// the ciphertext it reads in the same iteration. Encryption hashes the ciphertext of the
+/// `iterations` ≥ 1 sixteen-block iterations, stitched, in one pass over the state `st`
+/// (the native counter, then the POLYVAL-domain GHASH state). Decryption hashes the
+/// ciphertext it reads in the same iteration. Encryption hashes the ciphertext of the
 /// previous iteration, read back from `dst`: the first iteration runs AES only, and the
-/// last one's ciphertext is hashed after the loop from the registers.
+/// last one's ciphertext is hashed after the loop from the registers. `low`: see
+/// [`zmm::pass`].
 #[inline(always)]
 unsafe fn crypt_wide<const R: usize, const ENC: bool>(
     k: &XKey,
-    ctr: &mut __m128i,
-    y: &mut __m128i,
+    st: &mut [u8; 32],
     src: *const u8,
     dst: *mut u8,
     iterations: usize,
+    low: u64,
 ) {
     // SAFETY: `src`/`dst` hold 256·iterations bytes (caller's contract); the CPU check
     // was made when the key was set up; `hp` stays inside `dst` behind the blocks being
     // written (encryption) or equals `src` (decryption).
     unsafe {
-        let mut st = [0u8; 32];
-        store(st.as_mut_ptr(), *ctr);
-        store(st.as_mut_ptr().add(16), *y);
         if ENC {
-            zmm::pass::<R, 1, 1, 1>(k, &mut st, src, dst, dst, iterations);
+            zmm::pass::<R, 1, 1, 1>(k, st, src, dst, dst, iterations, low);
         } else {
-            zmm::pass::<R, 1, 1, 0>(k, &mut st, src, dst, src, iterations);
+            zmm::pass::<R, 1, 1, 0>(k, st, src, dst, src, iterations, low);
         }
-        *ctr = load(st.as_ptr());
-        *y = load(st.as_ptr().add(16));
     }
 }
 
-/// The fused kernel for one direction: whole sixteen-block iterations, then the
-/// remainder (and `j0`) in the masked tail.
+/// The stitched loop for this key's size (10, 12 or 14 rounds) and direction `ENC`,
+/// inlined into its two callers ([`crypt_at`] and `whole::wide`, where a disassembly finds
+/// the loops): called directly, not through a function pointer as `per_key_size!` does for
+/// the other x86_64 backends, so that ct-static follows `low` from the callers' arguments
+/// to the pass's branch (a kernel called through a pointer starts with public arguments
+/// there, whatever its callers pass).
+///
+/// # Safety
+/// As for [`zmm::pass`] with `AES` and `HASH` (`hp` = `dst` when encrypting, `src` when
+/// decrypting); the CPU features checked at key setup.
+#[inline(always)]
+unsafe fn wide<const ENC: bool>(
+    k: &XKey,
+    st: &mut [u8; 32],
+    src: *const u8,
+    dst: *mut u8,
+    iterations: usize,
+    low: u64,
+) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        match k.rounds {
+            10 => crypt_wide::<10, ENC>(k, st, src, dst, iterations, low),
+            12 => crypt_wide::<12, ENC>(k, st, src, dst, iterations, low),
+            _ => crypt_wide::<14, ENC>(k, st, src, dst, iterations, low),
+        }
+    }
+}
+
+/// The fused kernel for one direction with nothing public known of the counter.
 #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
 unsafe fn crypt<const ENC: bool>(
+    k: &XKey,
+    ctr: &mut [u8; 16],
+    y: &mut [u8; 16],
+    src: *const u8,
+    dst: *mut u8,
+    blocks: usize,
+    j0: Option<&mut [u8; 16]>,
+) {
+    // SAFETY: forwarded contract; features enabled.
+    unsafe { crypt_at::<ENC>(k, ctr, y, src, dst, blocks, j0, PublicCtr::UNKNOWN) }
+}
+
+/// The fused kernel for one direction: whole sixteen-block iterations (with the fast
+/// counter step where `at` allows it), then the remainder (and `j0`) in the masked tail.
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn crypt_at<const ENC: bool>(
     k: &XKey,
     ctr: &mut [u8; 16],
     y: &mut [u8; 16],
@@ -89,6 +141,7 @@ unsafe fn crypt<const ENC: bool>(
     mut dst: *mut u8,
     blocks: usize,
     j0: Option<&mut [u8; 16]>,
+    at: PublicCtr,
 ) {
     // SAFETY: features enabled; `src`/`dst` hold 16·blocks bytes (caller's contract).
     unsafe {
@@ -96,7 +149,12 @@ unsafe fn crypt<const ENC: bool>(
         let mut acc = _mm_shuffle_epi8(load(y.as_ptr()), bswap_mask());
         let iterations = blocks / WIDE;
         if iterations > 0 {
-            select::<ENC>(k.rounds)(k, &mut c, &mut acc, src, dst, iterations);
+            let mut st = [0u8; 32];
+            store(st.as_mut_ptr(), c);
+            store(st.as_mut_ptr().add(16), acc);
+            wide::<ENC>(k, &mut st, src, dst, iterations, low_byte(at));
+            c = load(st.as_ptr());
+            acc = load(st.as_ptr().add(16));
             src = src.add(16 * WIDE * iterations);
             dst = dst.add(16 * WIDE * iterations);
         }
@@ -170,7 +228,7 @@ unsafe fn kernel_ghash(k: &XKey, y: &mut [u8; 16], mut data: *const u8, blocks: 
             let acc = _mm_shuffle_epi8(load(y.as_ptr()), bswap_mask());
             store(st.as_mut_ptr().add(16), acc);
             let none = core::ptr::null_mut();
-            zmm::pass::<10, 0, 1, 0>(k, &mut st, none, none, data, iterations);
+            zmm::pass::<10, 0, 1, 0>(k, &mut st, none, none, data, iterations, zmm::NOT_PUBLIC);
             let acc = load(st.as_ptr().add(16));
             store(y.as_mut_ptr(), _mm_shuffle_epi8(acc, bswap_mask()));
             data = data.add(16 * WIDE * iterations);
@@ -198,11 +256,11 @@ unsafe fn ctr(k: &XKey, ctr: &mut [u8; 16], mut src: *const u8, mut dst: *mut u8
         if iterations > 0 {
             let mut st = [0u8; 32];
             store(st.as_mut_ptr(), ctr_to_native(ctr));
-            let none = core::ptr::null();
+            let (none, low) = (core::ptr::null(), zmm::NOT_PUBLIC);
             match k.rounds {
-                10 => zmm::pass::<10, 1, 0, 0>(k, &mut st, src, dst, none, iterations),
-                12 => zmm::pass::<12, 1, 0, 0>(k, &mut st, src, dst, none, iterations),
-                _ => zmm::pass::<14, 1, 0, 0>(k, &mut st, src, dst, none, iterations),
+                10 => zmm::pass::<10, 1, 0, 0>(k, &mut st, src, dst, none, iterations, low),
+                12 => zmm::pass::<12, 1, 0, 0>(k, &mut st, src, dst, none, iterations, low),
+                _ => zmm::pass::<14, 1, 0, 0>(k, &mut st, src, dst, none, iterations, low),
             }
             ctr_from_native(load(st.as_ptr()), ctr);
             src = src.add(16 * WIDE * iterations);
@@ -221,7 +279,7 @@ mod tests {
     //! GHASH-only and CTR-only. Skipped, visibly, where the CPU lacks AVX-512 VAES.
     use super::X86Vaes512;
     use crate::backend::soft::Soft;
-    use crate::backend::{Backend, Direction, Material};
+    use crate::backend::{Backend, Direction, Material, PublicCtr};
 
     fn keyed<B: Backend>(key: &[u8]) -> Material {
         let mut m = Material::uninit();
@@ -362,6 +420,74 @@ mod tests {
             }
         }
         assert_eq!(cases, 3 * (301 + 7) * 6);
+    }
+
+    /// The fast counter step (`Backend::crypt_at` with the counter's low 32 bits given as
+    /// public): every low byte the first iteration can start at, and starts just below an
+    /// inc32 wrap, over runs of one, two and seventeen iterations (the byte wraps inside
+    /// an iteration, at its edge and between two) with a tail, both directions, every key
+    /// size, against `soft` and against the same call with nothing public known.
+    #[test]
+    fn public_counter_positions_against_soft() {
+        if !X86Vaes512::is_available() {
+            eprintln!(
+                "SKIPPED: x86_64-vaes512 counter positions: this CPU lacks AVX-512 with VAES"
+            );
+            return;
+        }
+        let mut rng = Rng(0x29c);
+        let mut cases = 0;
+        for key_len in [16, 24, 32] {
+            let key = rng.bytes(key_len);
+            let (m, s) = (keyed::<X86Vaes512>(&key), keyed::<Soft>(&key));
+            let highs = [0u32, 0x0000_1200, 0xffff_ff00];
+            for (i, low) in (0..=255u32).enumerate() {
+                let blocks = [16, 35, 272][i % 3];
+                let dir = if i % 2 == 0 {
+                    Direction::Encrypt
+                } else {
+                    Direction::Decrypt
+                };
+                let c32 = highs[i % 3] | low;
+                let mut ctr: [u8; 16] = rng.bytes(16).try_into().unwrap();
+                ctr[12..].copy_from_slice(&c32.to_be_bytes());
+                let y: [u8; 16] = rng.bytes(16).try_into().unwrap();
+                let input = rng.bytes(16 * blocks);
+                let run_at = |at: PublicCtr| {
+                    let (mut c, mut h) = (ctr, y);
+                    let mut out = input.clone();
+                    // SAFETY: in place over 16·blocks bytes.
+                    unsafe {
+                        X86Vaes512::crypt_at(
+                            &m,
+                            dir,
+                            &mut c,
+                            &mut h,
+                            out.as_ptr(),
+                            out.as_mut_ptr(),
+                            blocks,
+                            None,
+                            at,
+                        )
+                    };
+                    (out, c, h)
+                };
+                let want = run::<Soft>(&s, dir, ctr, y, &input, true, 0, None);
+                let want = (want.0, want.1, want.2);
+                let public = PublicCtr::iv96_after(u64::from(c32.wrapping_sub(2)));
+                assert_eq!(public.low32(), Some(c32));
+                assert!(
+                    run_at(public) == want,
+                    "public counter {c32:#x}: key {key_len}, {blocks} blocks, {dir:?}"
+                );
+                assert!(
+                    run_at(PublicCtr::UNKNOWN) == want,
+                    "counter {c32:#x} not public: key {key_len}, {blocks} blocks, {dir:?}"
+                );
+                cases += 1;
+            }
+        }
+        assert_eq!(cases, 3 * 256);
     }
 
     #[test]

@@ -6,17 +6,19 @@
 //! latency chain behind the last.
 
 use super::zmm;
-use super::{select, X86Vaes512, WIDE};
+use super::{low_byte, X86Vaes512, WIDE};
 use crate::backend::short::first_counter;
 use crate::backend::x86_64::common::{bswap_mask, ctr_to_native, load, store, XKey};
-use crate::backend::{Backend, Direction, Material};
+use crate::backend::{Backend, Direction, Material, PublicCtr};
 use crate::secret::wipe_block;
 use core::arch::x86_64::*;
 
 /// `crypt_whole`: a message after its AAD's GHASH in one pass — the stitched loop for all
 /// but the last 1..=16 blocks, then the masked tail for those (the partial last one under
 /// byte masks), E(K, J0) as one more lane and the lengths block absorbed at the end. An
-/// empty message takes the generic path.
+/// empty message takes the generic path. `at`: the public position of inc32(J0), if any
+/// (`Backend::crypt_whole_at`).
+#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
 pub(super) unsafe fn whole(
     m: &Material,
@@ -26,6 +28,7 @@ pub(super) unsafe fn whole(
     src: *const u8,
     dst: *mut u8,
     len: usize,
+    at: PublicCtr,
 ) -> [u8; 16] {
     // SAFETY: the caller's contract (`src`/`dst` hold `len` bytes); features enabled.
     unsafe {
@@ -36,7 +39,7 @@ pub(super) unsafe fn whole(
             wipe_block(&mut y);
             return tag;
         }
-        one_pass::<1>(m, dir, j0, aad, src, dst, len).finish(None)
+        one_pass::<1>(m, dir, j0, aad, src, dst, len, at).finish(None)
     }
 }
 
@@ -55,13 +58,14 @@ pub(super) unsafe fn message(
     dst: *mut u8,
     len: usize,
     y: &mut [u8; 16],
+    at: PublicCtr,
 ) -> [u8; 16] {
     // SAFETY: the caller's contract (`src`/`dst` hold `len` bytes); features enabled.
     unsafe {
         if len < 16 || tail_bytes(len) < 16 {
             return crate::backend::whole::crypt::<X86Vaes512>(m, dir, j0, aad, src, dst, len, y);
         }
-        one_pass::<2>(m, dir, j0, aad, src, dst, len).finish(Some(y))
+        one_pass::<2>(m, dir, j0, aad, src, dst, len, at).finish(Some(y))
     }
 }
 
@@ -70,6 +74,7 @@ pub(super) unsafe fn message(
 /// written and read by out-of-line callees only, so that the frame this is inlined into
 /// holds nothing but the public values it spills (what ct-static's per-frame view of the
 /// stack can follow).
+#[allow(clippy::too_many_arguments)]
 #[inline]
 #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
 unsafe fn one_pass<const LB: usize>(
@@ -80,6 +85,7 @@ unsafe fn one_pass<const LB: usize>(
     mut src: *const u8,
     mut dst: *mut u8,
     len: usize,
+    at: PublicCtr,
 ) -> Whole {
     // SAFETY: the caller's contract (`src`/`dst` hold `len` bytes, len ≥ 1, and at least
     // one whole block in the tail with `LB` = 2); features enabled in the callers.
@@ -96,9 +102,10 @@ unsafe fn one_pass<const LB: usize>(
         // Whole iterations, leaving 1..=16 blocks (not 0) to the tail.
         let iterations = (len.div_ceil(16) - 1) / WIDE;
         if iterations > 0 {
+            let low = low_byte(at);
             match dir {
-                Direction::Encrypt => wide::<true>(k, &mut w, src, dst, iterations),
-                Direction::Decrypt => wide::<false>(k, &mut w, src, dst, iterations),
+                Direction::Encrypt => wide::<true>(k, &mut w, src, dst, iterations, low),
+                Direction::Decrypt => wide::<false>(k, &mut w, src, dst, iterations, low),
             }
             src = src.add(16 * WIDE * iterations);
             dst = dst.add(16 * WIDE * iterations);
@@ -181,10 +188,14 @@ unsafe fn wide<const ENC: bool>(
     src: *const u8,
     dst: *mut u8,
     iterations: usize,
+    low: u64,
 ) {
-    let [c, acc] = &mut w.st;
-    // SAFETY: `src`/`dst` hold 256·iterations bytes (caller's contract).
-    unsafe { select::<ENC>(k.rounds)(k, c, acc, src, dst, iterations) }
+    // SAFETY: `src`/`dst` hold 256·iterations bytes (caller's contract); `st` is the 32
+    // bytes of the two blocks.
+    unsafe {
+        let st = &mut *(w.st.as_mut_ptr() as *mut [u8; 32]);
+        super::wide::<ENC>(k, st, src, dst, iterations, low)
+    }
 }
 
 /// The end of [`one_pass`]: the tail of `rest` bytes (1..=256) with E(K, J0) and the

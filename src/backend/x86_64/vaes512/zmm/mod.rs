@@ -37,13 +37,26 @@
 //! pass keeps everything in named registers (zmm0-31, all declared clobbered) and ends
 //! with `vzeroupper`. The branches (and the `cmove` of the powers' table for the last
 //! iteration) are on the loop counter, the rest is the assembler's `.if` on the key size
-//! and the switches (constants): nothing depends on key, data or tag.
+//! and the switches (constants), and the counter steps' on `low` (public, above):
+//! nothing depends on key, data or tag.
+//!
+//! Counter blocks: zmm15 holds c..c+3 in GCM byte order. When the caller knows the
+//! counter's low byte from public values alone (`low`: for a 96-bit IV the counter is 2 +
+//! the blocks before it, a function of the message's lengths), an iteration whose low
+//! byte is at most 236 makes its blocks and the next iteration's zmm15 by dword adds to
+//! the last byte (no carry can leave it: c+19 ≤ 255), 8 port-0/5 uops with the XORs of
+//! round key 0; any other iteration, and every one when the counter is not public (`low`
+//! = 512, which no step brings under 237), takes an out-of-line step through the native
+//! form (inc32 on dword 0) and back, 13 uops. The branch is on `low` alone, a register
+//! the caller computed from lengths, never on the counter in `st`: for other IV lengths
+//! J0 = GHASH_H(IV), and the counter's low byte is derived from the key.
 //!
 //! Registers (pass): zmm0-3 AES blocks; zmm4-7 GHASH input and products, then the last
 //! round's key ^ input; zmm8/9/10 the lo/mid/hi sums, zmm10 also the four-lane state
-//! between iterations; zmm12, 13, 31 products; zmm14 the byte-reversal mask; zmm15 four
-//! native counters c..c+3; zmm16-29 round keys 0..13 broadcast to all lanes, zmm30 the
-//! last. (The tail keeps the state in lane 0 of zmm11.)
+//! between iterations; zmm12, 13, 31 products; zmm14 the byte-reversal mask; zmm15 the
+//! counter blocks c..c+3 (GCM byte order); zmm16-29 round keys 0..13 broadcast to all
+//! lanes, zmm30 the last. (The tail keeps the state in lane 0 of zmm11 and its counters
+//! native.)
 
 use crate::backend::x86_64::common::XKey;
 
@@ -52,12 +65,14 @@ pub(super) use tail::tail;
 
 /// The pass's constants, 64 bytes each: the per-lane byte reversal; the lane offsets
 /// 0, 1, 2, 3 and the increments 4, 8, 12, 16 of the native counter (dword 0 of each lane:
-/// inc32); POLYVAL's reduction constant (low qword 1, high qword 0xc2 << 56) in every lane.
+/// inc32); POLYVAL's reduction constant (low qword 1, high qword 0xc2 << 56) in every lane;
+/// the increments 4, 8, 12, 16 of the last byte of a block in GCM byte order (the top byte
+/// of dword 3).
 #[repr(C, align(64))]
-struct Constants([u32; 16 * 7]);
+struct Constants([u32; 16 * 11]);
 
 const fn constants() -> Constants {
-    let mut t = [0u32; 16 * 7];
+    let mut t = [0u32; 16 * 11];
     let mut lane = 0;
     while lane < 4 {
         // Byte reversal of each 128-bit lane: bytes 15, 14, ..., 0.
@@ -73,12 +88,21 @@ const fn constants() -> Constants {
         }
         t[16 * 6 + 4 * lane] = 1;
         t[16 * 6 + 4 * lane + 3] = 0xc200_0000;
+        let mut k = 1;
+        while k <= 4 {
+            t[16 * (6 + k) + 4 * lane + 3] = (4 * k as u32) << 24;
+            k += 1;
+        }
         lane += 1;
     }
     Constants(t)
 }
 
 static CONSTANTS: Constants = constants();
+
+/// `low` for a counter that is not public: bit 9 set, which the steps' adds to the low
+/// byte keep, so that the fast counter step is never taken.
+pub(super) const NOT_PUBLIC: u64 = 512;
 
 /// The pass's table of broadcast powers (H^16, H^12, H^8, H^4, each in four lanes).
 #[repr(C, align(64))]
@@ -90,7 +114,9 @@ struct Powers([u8; 256]);
 /// (decryption: `hp` = `src`). With `ENCP` (and `AES` and `HASH`), encryption in one
 /// pass: GHASH of the ciphertext written, each iteration's during the next one's rounds
 /// and the last one's after the loop (`hp` = `dst`). `R` is the number of AES rounds (10,
-/// 12, 14). The three pointers advance by 256 bytes per iteration.
+/// 12, 14). The three pointers advance by 256 bytes per iteration. `low`: the low byte
+/// of the counter in `st[0..16]` when that follows from public values alone (a 96-bit IV:
+/// see the opening comment), else [`NOT_PUBLIC`]; it picks each iteration's counter step.
 ///
 /// # Safety
 /// The CPU has AVX-512F/BW/VL, VAES and VPCLMULQDQ (`vaes512_available`); with `AES`,
@@ -109,10 +135,12 @@ pub(super) unsafe fn pass<
     dst: *mut u8,
     hp: *const u8,
     n: usize,
+    low: u64,
 ) {
     debug_assert!(n >= 1 && (R == 10 || R == 12 || R == 14));
+    debug_assert!(low < 256 || low == NOT_PUBLIC);
     // SAFETY: the caller's contract above; the template reads the key (`rk`: 16·(R+1)
-    // bytes; `h`: the 256 bytes of H^16..H^1), the constants (448 bytes) and `st`, and
+    // bytes; `h`: the 256 bytes of H^16..H^1), the constants (704 bytes) and `st`, and
     // writes only `st` and `dst[..256·n]`; every vector register it touches is declared
     // clobbered and the upper halves are cleared on the way out.
     unsafe {
@@ -122,6 +150,7 @@ pub(super) unsafe fn pass<
             ".if {aes}",
             "vbroadcasti32x4 zmm15, [{st}]",
             "vpaddd zmm15, zmm15, [{c} + 64]",
+            "vpshufb zmm15, zmm15, zmm14",
             "vbroadcasti32x4 zmm16, [{rk} + 0]",
             "vbroadcasti32x4 zmm17, [{rk} + 16]",
             "vbroadcasti32x4 zmm18, [{rk} + 32]",
@@ -156,18 +185,18 @@ pub(super) unsafe fn pass<
             ".endif",
             ".if {encp}",
             ".if {r} == 10",
-            "vpshufb zmm0, zmm15, zmm14",
-            "vpaddd zmm1, zmm15, [{c} + 128]",
-            "vpshufb zmm1, zmm1, zmm14",
-            "vpaddd zmm2, zmm15, [{c} + 192]",
-            "vpshufb zmm2, zmm2, zmm14",
-            "vpaddd zmm3, zmm15, [{c} + 256]",
-            "vpshufb zmm3, zmm3, zmm14",
-            "vpaddd zmm15, zmm15, [{c} + 320]",
-            "vpxorq zmm0, zmm0, zmm16",
+            "vpxorq zmm0, zmm15, zmm16",
+            "cmp {low:e}, 236",
+            "ja 7f",
+            "vpaddd zmm1, zmm15, [{c} + 448]",
+            "vpaddd zmm2, zmm15, [{c} + 512]",
+            "vpaddd zmm3, zmm15, [{c} + 576]",
+            "vpaddd zmm15, zmm15, [{c} + 640]",
+            "8:",
             "vpxorq zmm1, zmm1, zmm16",
             "vpxorq zmm2, zmm2, zmm16",
             "vpxorq zmm3, zmm3, zmm16",
+            "add {low:l}, 16",
             "vaesenc zmm0, zmm0, zmm17",
             "vaesenc zmm1, zmm1, zmm17",
             "vaesenc zmm2, zmm2, zmm17",
@@ -220,18 +249,18 @@ pub(super) unsafe fn pass<
             "add {dst}, 256",
             ".endif",
             ".if {r} == 12",
-            "vpshufb zmm0, zmm15, zmm14",
-            "vpaddd zmm1, zmm15, [{c} + 128]",
-            "vpshufb zmm1, zmm1, zmm14",
-            "vpaddd zmm2, zmm15, [{c} + 192]",
-            "vpshufb zmm2, zmm2, zmm14",
-            "vpaddd zmm3, zmm15, [{c} + 256]",
-            "vpshufb zmm3, zmm3, zmm14",
-            "vpaddd zmm15, zmm15, [{c} + 320]",
-            "vpxorq zmm0, zmm0, zmm16",
+            "vpxorq zmm0, zmm15, zmm16",
+            "cmp {low:e}, 236",
+            "ja 7f",
+            "vpaddd zmm1, zmm15, [{c} + 448]",
+            "vpaddd zmm2, zmm15, [{c} + 512]",
+            "vpaddd zmm3, zmm15, [{c} + 576]",
+            "vpaddd zmm15, zmm15, [{c} + 640]",
+            "8:",
             "vpxorq zmm1, zmm1, zmm16",
             "vpxorq zmm2, zmm2, zmm16",
             "vpxorq zmm3, zmm3, zmm16",
+            "add {low:l}, 16",
             "vaesenc zmm0, zmm0, zmm17",
             "vaesenc zmm1, zmm1, zmm17",
             "vaesenc zmm2, zmm2, zmm17",
@@ -292,18 +321,18 @@ pub(super) unsafe fn pass<
             "add {dst}, 256",
             ".endif",
             ".if {r} == 14",
-            "vpshufb zmm0, zmm15, zmm14",
-            "vpaddd zmm1, zmm15, [{c} + 128]",
-            "vpshufb zmm1, zmm1, zmm14",
-            "vpaddd zmm2, zmm15, [{c} + 192]",
-            "vpshufb zmm2, zmm2, zmm14",
-            "vpaddd zmm3, zmm15, [{c} + 256]",
-            "vpshufb zmm3, zmm3, zmm14",
-            "vpaddd zmm15, zmm15, [{c} + 320]",
-            "vpxorq zmm0, zmm0, zmm16",
+            "vpxorq zmm0, zmm15, zmm16",
+            "cmp {low:e}, 236",
+            "ja 7f",
+            "vpaddd zmm1, zmm15, [{c} + 448]",
+            "vpaddd zmm2, zmm15, [{c} + 512]",
+            "vpaddd zmm3, zmm15, [{c} + 576]",
+            "vpaddd zmm15, zmm15, [{c} + 640]",
+            "8:",
             "vpxorq zmm1, zmm1, zmm16",
             "vpxorq zmm2, zmm2, zmm16",
             "vpxorq zmm3, zmm3, zmm16",
+            "add {low:l}, 16",
             "vaesenc zmm0, zmm0, zmm17",
             "vaesenc zmm1, zmm1, zmm17",
             "vaesenc zmm2, zmm2, zmm17",
@@ -376,18 +405,18 @@ pub(super) unsafe fn pass<
             ".p2align 6",
             "2:",
             ".if {r} == 10",
-            "vpshufb zmm0, zmm15, zmm14",
-            "vpaddd zmm1, zmm15, [{c} + 128]",
-            "vpshufb zmm1, zmm1, zmm14",
-            "vpaddd zmm2, zmm15, [{c} + 192]",
-            "vpshufb zmm2, zmm2, zmm14",
-            "vpaddd zmm3, zmm15, [{c} + 256]",
-            "vpshufb zmm3, zmm3, zmm14",
-            "vpaddd zmm15, zmm15, [{c} + 320]",
-            "vpxorq zmm0, zmm0, zmm16",
+            "vpxorq zmm0, zmm15, zmm16",
+            "cmp {low:e}, 236",
+            "ja 5f",
+            "vpaddd zmm1, zmm15, [{c} + 448]",
+            "vpaddd zmm2, zmm15, [{c} + 512]",
+            "vpaddd zmm3, zmm15, [{c} + 576]",
+            "vpaddd zmm15, zmm15, [{c} + 640]",
+            "6:",
             "vpxorq zmm1, zmm1, zmm16",
             "vpxorq zmm2, zmm2, zmm16",
             "vpxorq zmm3, zmm3, zmm16",
+            "add {low:l}, 16",
             "vaesenc zmm0, zmm0, zmm17",
             "vaesenc zmm1, zmm1, zmm17",
             "vaesenc zmm2, zmm2, zmm17",
@@ -480,18 +509,18 @@ pub(super) unsafe fn pass<
             "add {hp}, 256",
             ".endif",
             ".if {r} == 12",
-            "vpshufb zmm0, zmm15, zmm14",
-            "vpaddd zmm1, zmm15, [{c} + 128]",
-            "vpshufb zmm1, zmm1, zmm14",
-            "vpaddd zmm2, zmm15, [{c} + 192]",
-            "vpshufb zmm2, zmm2, zmm14",
-            "vpaddd zmm3, zmm15, [{c} + 256]",
-            "vpshufb zmm3, zmm3, zmm14",
-            "vpaddd zmm15, zmm15, [{c} + 320]",
-            "vpxorq zmm0, zmm0, zmm16",
+            "vpxorq zmm0, zmm15, zmm16",
+            "cmp {low:e}, 236",
+            "ja 5f",
+            "vpaddd zmm1, zmm15, [{c} + 448]",
+            "vpaddd zmm2, zmm15, [{c} + 512]",
+            "vpaddd zmm3, zmm15, [{c} + 576]",
+            "vpaddd zmm15, zmm15, [{c} + 640]",
+            "6:",
             "vpxorq zmm1, zmm1, zmm16",
             "vpxorq zmm2, zmm2, zmm16",
             "vpxorq zmm3, zmm3, zmm16",
+            "add {low:l}, 16",
             "vaesenc zmm0, zmm0, zmm17",
             "vaesenc zmm1, zmm1, zmm17",
             "vaesenc zmm2, zmm2, zmm17",
@@ -592,18 +621,18 @@ pub(super) unsafe fn pass<
             "add {hp}, 256",
             ".endif",
             ".if {r} == 14",
-            "vpshufb zmm0, zmm15, zmm14",
-            "vpaddd zmm1, zmm15, [{c} + 128]",
-            "vpshufb zmm1, zmm1, zmm14",
-            "vpaddd zmm2, zmm15, [{c} + 192]",
-            "vpshufb zmm2, zmm2, zmm14",
-            "vpaddd zmm3, zmm15, [{c} + 256]",
-            "vpshufb zmm3, zmm3, zmm14",
-            "vpaddd zmm15, zmm15, [{c} + 320]",
-            "vpxorq zmm0, zmm0, zmm16",
+            "vpxorq zmm0, zmm15, zmm16",
+            "cmp {low:e}, 236",
+            "ja 5f",
+            "vpaddd zmm1, zmm15, [{c} + 448]",
+            "vpaddd zmm2, zmm15, [{c} + 512]",
+            "vpaddd zmm3, zmm15, [{c} + 576]",
+            "vpaddd zmm15, zmm15, [{c} + 640]",
+            "6:",
             "vpxorq zmm1, zmm1, zmm16",
             "vpxorq zmm2, zmm2, zmm16",
             "vpxorq zmm3, zmm3, zmm16",
+            "add {low:l}, 16",
             "vaesenc zmm0, zmm0, zmm17",
             "vaesenc zmm1, zmm1, zmm17",
             "vaesenc zmm2, zmm2, zmm17",
@@ -758,18 +787,18 @@ pub(super) unsafe fn pass<
             ".endif",
             ".if {r} == 10",
             ".if {aes}",
-            "vpshufb zmm0, zmm15, zmm14",
-            "vpaddd zmm1, zmm15, [{c} + 128]",
-            "vpshufb zmm1, zmm1, zmm14",
-            "vpaddd zmm2, zmm15, [{c} + 192]",
-            "vpshufb zmm2, zmm2, zmm14",
-            "vpaddd zmm3, zmm15, [{c} + 256]",
-            "vpshufb zmm3, zmm3, zmm14",
-            "vpaddd zmm15, zmm15, [{c} + 320]",
-            "vpxorq zmm0, zmm0, zmm16",
+            "vpxorq zmm0, zmm15, zmm16",
+            "cmp {low:e}, 236",
+            "ja 5f",
+            "vpaddd zmm1, zmm15, [{c} + 448]",
+            "vpaddd zmm2, zmm15, [{c} + 512]",
+            "vpaddd zmm3, zmm15, [{c} + 576]",
+            "vpaddd zmm15, zmm15, [{c} + 640]",
+            "6:",
             "vpxorq zmm1, zmm1, zmm16",
             "vpxorq zmm2, zmm2, zmm16",
             "vpxorq zmm3, zmm3, zmm16",
+            "add {low:l}, 16",
             ".endif",
             ".if {aes}",
             "vaesenc zmm0, zmm0, zmm17",
@@ -902,18 +931,18 @@ pub(super) unsafe fn pass<
             ".endif",
             ".if {r} == 12",
             ".if {aes}",
-            "vpshufb zmm0, zmm15, zmm14",
-            "vpaddd zmm1, zmm15, [{c} + 128]",
-            "vpshufb zmm1, zmm1, zmm14",
-            "vpaddd zmm2, zmm15, [{c} + 192]",
-            "vpshufb zmm2, zmm2, zmm14",
-            "vpaddd zmm3, zmm15, [{c} + 256]",
-            "vpshufb zmm3, zmm3, zmm14",
-            "vpaddd zmm15, zmm15, [{c} + 320]",
-            "vpxorq zmm0, zmm0, zmm16",
+            "vpxorq zmm0, zmm15, zmm16",
+            "cmp {low:e}, 236",
+            "ja 5f",
+            "vpaddd zmm1, zmm15, [{c} + 448]",
+            "vpaddd zmm2, zmm15, [{c} + 512]",
+            "vpaddd zmm3, zmm15, [{c} + 576]",
+            "vpaddd zmm15, zmm15, [{c} + 640]",
+            "6:",
             "vpxorq zmm1, zmm1, zmm16",
             "vpxorq zmm2, zmm2, zmm16",
             "vpxorq zmm3, zmm3, zmm16",
+            "add {low:l}, 16",
             ".endif",
             ".if {aes}",
             "vaesenc zmm0, zmm0, zmm17",
@@ -1064,18 +1093,18 @@ pub(super) unsafe fn pass<
             ".endif",
             ".if {r} == 14",
             ".if {aes}",
-            "vpshufb zmm0, zmm15, zmm14",
-            "vpaddd zmm1, zmm15, [{c} + 128]",
-            "vpshufb zmm1, zmm1, zmm14",
-            "vpaddd zmm2, zmm15, [{c} + 192]",
-            "vpshufb zmm2, zmm2, zmm14",
-            "vpaddd zmm3, zmm15, [{c} + 256]",
-            "vpshufb zmm3, zmm3, zmm14",
-            "vpaddd zmm15, zmm15, [{c} + 320]",
-            "vpxorq zmm0, zmm0, zmm16",
+            "vpxorq zmm0, zmm15, zmm16",
+            "cmp {low:e}, 236",
+            "ja 5f",
+            "vpaddd zmm1, zmm15, [{c} + 448]",
+            "vpaddd zmm2, zmm15, [{c} + 512]",
+            "vpaddd zmm3, zmm15, [{c} + 576]",
+            "vpaddd zmm15, zmm15, [{c} + 640]",
+            "6:",
             "vpxorq zmm1, zmm1, zmm16",
             "vpxorq zmm2, zmm2, zmm16",
             "vpxorq zmm3, zmm3, zmm16",
+            "add {low:l}, 16",
             ".endif",
             ".if {aes}",
             "vaesenc zmm0, zmm0, zmm17",
@@ -1244,7 +1273,34 @@ pub(super) unsafe fn pass<
             "jnz 2b",
             ".endif",
             ".if {aes}",
+            "vpshufb xmm15, xmm15, xmm14",
             "vmovdqu [{st}], xmm15",
+            "jmp 9f",
+            "5:",
+            "vpshufb zmm15, zmm15, zmm14",
+            "vpaddd zmm1, zmm15, [{c} + 128]",
+            "vpshufb zmm1, zmm1, zmm14",
+            "vpaddd zmm2, zmm15, [{c} + 192]",
+            "vpshufb zmm2, zmm2, zmm14",
+            "vpaddd zmm3, zmm15, [{c} + 256]",
+            "vpshufb zmm3, zmm3, zmm14",
+            "vpaddd zmm15, zmm15, [{c} + 320]",
+            "vpshufb zmm15, zmm15, zmm14",
+            "jmp 6b",
+            ".if {encp}",
+            "7:",
+            "vpshufb zmm15, zmm15, zmm14",
+            "vpaddd zmm1, zmm15, [{c} + 128]",
+            "vpshufb zmm1, zmm1, zmm14",
+            "vpaddd zmm2, zmm15, [{c} + 192]",
+            "vpshufb zmm2, zmm2, zmm14",
+            "vpaddd zmm3, zmm15, [{c} + 256]",
+            "vpshufb zmm3, zmm3, zmm14",
+            "vpaddd zmm15, zmm15, [{c} + 320]",
+            "vpshufb zmm15, zmm15, zmm14",
+            "jmp 8b",
+            ".endif",
+            "9:",
             ".endif",
             ".if {hash}",
             "vextracti64x4 ymm12, zmm10, 1",
@@ -1264,6 +1320,7 @@ pub(super) unsafe fn pass<
             dst = inout(reg) dst => _,
             hp = inout(reg) hp => _,
             n = inout(reg) n => _,
+            low = inout(reg) low => _,
             r = const R,
             aes = const AES,
             hash = const HASH,
