@@ -45,7 +45,7 @@ struct impl *impl_add(const char *label) {
 }
 int impl_lands_in_stitchgcm(void *fn) {
   Dl_info info;
-  return dladdr(fn, &info) && info.dli_fname && strstr(info.dli_fname, "stitchgcm");
+  return dladdr(fn, &info) && impl_is_stitchgcm_file(info.dli_fname);
 }
 void nettle_register(void);
 

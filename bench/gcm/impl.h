@@ -21,6 +21,7 @@
 #endif
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* bench-slope's three operations, in its order. */
 enum { MODE_ENC, MODE_DEC, MODE_AUTH, NMODE };
@@ -89,6 +90,12 @@ void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 struct impl *impl_add(const char *label);
 /* Whether the function's code lives in libstitchgcm (an interposer won the symbol lookup). */
 int impl_lands_in_stitchgcm(void *fn);
+/* Whether a loaded object's path (dladdr's dli_fname) is libstitchgcm's: its file name, not
+ * the directories, which may hold "stitchgcm" (a clone's .deps, a build root). */
+static inline int impl_is_stitchgcm_file(const char *path) {
+  const char *name = path ? strrchr(path, '/') : NULL;
+  return path && !strncmp(name ? name + 1 : path, "libstitchgcm", 12);
+}
 /* Set by bench-gcm (main.c) before the families register: they may add implementations
  * that run with libstitchgcm preloaded (struct impl's preload). The whole-call driver leaves
  * it 0: its traced process is preloaded by qemu's environment instead. */

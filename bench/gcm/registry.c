@@ -62,15 +62,14 @@ int impl_preload_rows;
 
 const char *impl_stitchgcm_so(void) {
   Dl_info info;
-  return dladdr((void *)&sgcm_strerror, &info) && info.dli_fname &&
-                 strstr(info.dli_fname, "stitchgcm")
+  return dladdr((void *)&sgcm_strerror, &info) && impl_is_stitchgcm_file(info.dli_fname)
              ? info.dli_fname
              : NULL;
 }
 
 int impl_lands_in_stitchgcm(void *fn) {
   Dl_info info;
-  return dladdr(fn, &info) && info.dli_fname && strstr(info.dli_fname, "stitchgcm");
+  return dladdr(fn, &info) && impl_is_stitchgcm_file(info.dli_fname);
 }
 
 void impl_discover(void) {
