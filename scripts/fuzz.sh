@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the cargo-fuzz targets in fuzz/ (libFuzzer + AddressSanitizer, debug assertions on,
-# nightly toolchain) and runs each for a fixed time, one after the other, from its committed
-# seeds (fuzz/seeds/<target>/) plus a working corpus kept in target/fuzz/corpus/<target>/.
+# nightly toolchain) and runs each for a fixed time, as many at once as there are cores
+# (FUZZ_JOBS overrides), from its committed seeds (fuzz/seeds/<target>/) plus a working corpus
+# kept in target/fuzz/corpus/<target>/.
 # Prints per target: executions, libFuzzer's coverage figures (cov: edges, ft: features),
 # corpus size, and crashes (a crash is any divergence a target asserts, a sanitizer report,
 # a timeout or running out of memory); the reproducer is left in target/fuzz/artifacts/.
@@ -98,9 +99,12 @@ if [ -n "$seeds_mode" ]; then
   [ $seeds_mode = write ] && exit $failed
 fi
 
-rows=()
-for t in "${targets[@]}"; do
-  corpus=$work/corpus/$t artifacts=$work/artifacts/$t log=$work/logs/run-$t.log
+# One target per core at a time: each still gets its N seconds of one core (libFuzzer's loop
+# is single-threaded), the wall time is divided by the cores. A target's row goes to a file,
+# the table is printed in the targets' order.
+fuzz_one() { # TARGET
+  local t=$1 corpus=$work/corpus/$1 artifacts=$work/artifacts/$1 log=$work/logs/run-$1.log
+  local rc execs rate last cov ft corp crashes verdict
   [ $fresh = 1 ] && rm -rf "$corpus"
   mkdir -p "$corpus" "$artifacts"
   echo "running $t for ${seconds}s"
@@ -120,13 +124,26 @@ for t in "${targets[@]}"; do
   crashes=0 verdict=ok
   if [ $rc != 0 ]; then
     crashes=1 verdict="CRASH rc=$rc"
-    grep -E 'panicked at|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|SUMMARY|^stitchgcm:' \
-      "$log" | head -6
-    ls -t "$artifacts" | head -3 | sed "s|^|  artifact: $artifacts/|"
-    failed=1
+    { grep -E 'panicked at|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|SUMMARY|^stitchgcm:' \
+        "$log" | head -6
+      ls -t "$artifacts" | head -3 | sed "s|^|  artifact: $artifacts/|"; } >"$work/logs/crash-$t"
   fi
-  rows+=("$(printf '%-16s %6ss %12s %8s %7s %8s %8s %8s  %s' "$t" "$seconds" "${execs:-?}" \
-    "${rate:-?}" "$cov" "$ft" "$corp" "$crashes" "$verdict")")
+  printf '%-16s %6ss %12s %8s %7s %8s %8s %8s  %s\n' "$t" "$seconds" "${execs:-?}" \
+    "${rate:-?}" "$cov" "$ft" "$corp" "$crashes" "$verdict" >"$work/logs/row-$t"
+}
+jobs_max=${FUZZ_JOBS:-$(nproc)}
+mkdir -p "$work/logs"
+for t in "${targets[@]}"; do
+  rm -f "$work/logs/row-$t" "$work/logs/crash-$t"
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+  fuzz_one "$t" &
+done
+wait
+rows=()
+for t in "${targets[@]}"; do
+  if [ -s "$work/logs/row-$t" ]; then rows+=("$(cat "$work/logs/row-$t")"); else
+    rows+=("$(printf '%-16s %6ss  no result' "$t" "$seconds")"); failed=1; fi
+  [ -e "$work/logs/crash-$t" ] && { cat "$work/logs/crash-$t"; failed=1; }
 done
 
 echo
