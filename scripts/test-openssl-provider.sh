@@ -61,7 +61,7 @@ if [ "${1:-}" = --qemu ]; then
   # Debian's headers of the target (opensslconf.h differs per architecture); the module as
   # the package links it: against libstitchgcm.so.0 and libcrypto, exporting its entry only.
   inc=(-Iinclude -I"$deps/usr/include" -I"$deps/usr/include/$multi")
-  if ! "$cc" -O2 -fPIC -shared "${inc[@]}" -o "$work/stitchgcm.so" provider/stitchgcm_prov.c \
+  if ! "$cc" -O2 -fPIC -shared "${inc[@]}" -o "$work/stitchgcm.so" provider/*.c \
          -L"$rel" -lstitchgcm "$libdir/libcrypto.so.3" -Wl,--version-script=provider/stitchgcm.map \
          -Wl,--no-undefined >"$work/build.log" 2>&1 ||
      ! "$cc" -O2 "${inc[@]}" -o "$work/test_provider" c-tests/test_provider.c \
