@@ -25,6 +25,7 @@ pub mod native_calls;
 pub mod native_program;
 pub mod nettle;
 pub mod oracle;
+pub mod provider;
 
 use std::path::Path;
 
