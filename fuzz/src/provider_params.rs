@@ -9,6 +9,7 @@ use crate::{filled, hex, TAG_LENS};
 use core::ffi::c_void;
 use core::ptr::null;
 
+/// A guarded copy of `bytes`, or none (the call then gets NULL).
 pub fn guarded_or_null(bytes: Option<&[u8]>, off: usize) -> Option<Guarded> {
     bytes.map(|b| Guarded::new(b, off))
 }
@@ -17,6 +18,9 @@ pub fn ptr(g: &Option<Guarded>) -> *const u8 {
     g.as_ref().map_or(null(), |g| g.ptr())
 }
 
+/// Encrypt or decrypt init. Flag bits (text form): `enc`; `key` (of the algorithm's
+/// length, or with `badkey` of `b % 40` bytes); `iv` (12 bytes, or with `ivlen` `a % 140`);
+/// `param`, an ivlen parameter of `b % 140` applied after key and IV.
 pub fn init(x: &mut Ctx, op: &Op) {
     let enc = op.bit(0);
     let seed = op.seed as u64;
