@@ -13,58 +13,23 @@
  *  4. guard pages: key, IV, AAD, input, output and tag each ending at an unmapped page,
  *     sealed and opened at lengths around the block and lane boundaries.
  *
+ * Parts: test_provider.c (1, 2, the error queue, main), test_provider_tls.c (3),
+ * test_provider_guard.c (4), test_provider.h (what they share).
+ *
  * usage: test_provider MODULE.so [EVP_DATA.txt ...]   (STITCHGCM_PROV_SEED, _ROUNDS; _CONF:
  * an openssl.cnf that activates the provider instead of loading MODULE.so)
  * Prints "N passed, M failed"; fails when no GCM case was found in the files given.
  */
-#define _DEFAULT_SOURCE /* realpath */
-#include <openssl/core_names.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/params.h>
-#include <openssl/provider.h>
-#include <ctype.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-#include <sys/mman.h>
-#include <unistd.h>
+#include "test_provider.h"
 
-static int passed, failed;
+int passed, failed;
 
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (cond) {                                                                           \
-            passed++;                                                                         \
-        } else {                                                                              \
-            failed++;                                                                         \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-            ERR_print_errors_fp(stderr);                                                      \
-        }                                                                                     \
-    } while (0)
-
-static OSSL_LIB_CTX *libctx;
-static EVP_CIPHER *ours[3], *theirs[3]; /* AES-128/192/256-GCM */
-
-static int kidx(size_t keylen) { return keylen == 16 ? 0 : keylen == 24 ? 1 : keylen == 32 ? 2 : -1; }
+OSSL_LIB_CTX *libctx;
+EVP_CIPHER *ours[3], *theirs[3];
 
 /* ---------------------------------------------------------------- one GCM message */
 
-struct msg {
-    const unsigned char *key, *iv, *aad, *in, *tag;
-    size_t keylen, ivlen, aadlen, len, taglen;
-    int enc, tag_late;
-    size_t chunk; /* update size, 0: one call */
-    int in_place;
-};
-
-/* Runs m through cipher c; writes the output to out and, encrypting, the tag to tag.
- * Returns 1 on success, 0 if a call before final failed, -1 if final failed. */
-static int run(EVP_CIPHER *c, const struct msg *m, unsigned char *out, unsigned char *tag)
+int run(EVP_CIPHER *c, const struct msg *m, unsigned char *out, unsigned char *tag)
 {
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     int rc = 0, outl;
@@ -303,7 +268,7 @@ static void run_file(const char *file)
 /* ---------------------------------------------------------------- differential */
 
 static uint64_t rng_state;
-static uint64_t rnd(void)
+uint64_t rnd(void)
 {
     uint64_t x = rng_state;
     x ^= x << 13;
@@ -311,8 +276,8 @@ static uint64_t rnd(void)
     x ^= x << 17;
     return rng_state = x;
 }
-static size_t below(size_t n) { return n ? (size_t)(rnd() % n) : 0; }
-static void fill(unsigned char *p, size_t n)
+size_t below(size_t n) { return n ? (size_t)(rnd() % n) : 0; }
+void fill(unsigned char *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         p[i] = (unsigned char)rnd();
@@ -416,126 +381,6 @@ static void differential(int rounds)
                     r, keylen, ivlen, aadlen, len, taglen, copy_at, ra, rb);
         CHECK(ok, "differential round %d", r);
     }
-}
-
-/* ---------------------------------------------------------------- TLS 1.2 records */
-
-/* One record through the TLS calls: tlsaad with the record header, then EVP_CipherUpdate
- * in place over explicit IV || payload || tag. The header's length is libssl's: explicit
- * IV and payload when sealing, the whole record when opening. Returns the output length
- * or -1. */
-static int tls_record(EVP_CIPHER_CTX *ctx, unsigned char *rec, size_t reclen, uint64_t seq)
-{
-    size_t hdrlen = EVP_CIPHER_CTX_is_encrypting(ctx) ? reclen - 16 : reclen;
-    unsigned char hdr[13];
-    for (int i = 0; i < 8; i++)
-        hdr[i] = (unsigned char)(seq >> (56 - 8 * i));
-    hdr[8] = 23, hdr[9] = 3, hdr[10] = 3;
-    hdr[11] = (unsigned char)(hdrlen >> 8), hdr[12] = (unsigned char)hdrlen;
-    int outl;
-    if (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, sizeof hdr, hdr) != 16)
-        return -1;
-    if (!EVP_CipherUpdate(ctx, rec, &outl, rec, (int)reclen))
-        return -1;
-    return outl;
-}
-
-static void tls12(void)
-{
-    unsigned char key[32], fixed[4], pt[600], rec[600 + 24];
-    for (int dir = 0; dir < 2; dir++) { /* 0: ours seal, default opens; 1: the other way */
-        for (size_t kl = 16; kl <= 32; kl += 16) {
-            int k = kidx(kl);
-            fill(key, kl);
-            fill(fixed, 4);
-            EVP_CIPHER_CTX *s = EVP_CIPHER_CTX_new(), *o = EVP_CIPHER_CTX_new();
-            int ok = EVP_CipherInit_ex2(s, dir ? theirs[k] : ours[k], key, NULL, 1, NULL) &&
-                     EVP_CIPHER_CTX_ctrl(s, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) > 0 &&
-                     EVP_CipherInit_ex2(o, dir ? ours[k] : theirs[k], key, NULL, 0, NULL) &&
-                     EVP_CIPHER_CTX_ctrl(o, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) > 0;
-            CHECK(ok, "TLS 1.2 setup (dir %d, key %zu)", dir, kl);
-            for (uint64_t seq = 0; ok && seq < 40; seq++) {
-                size_t len = below(sizeof pt);
-                fill(pt, len);
-                memcpy(rec + 8, pt, len);
-                int n = tls_record(s, rec, len + 24, seq);
-                int m = n == (int)len + 24 ? tls_record(o, rec, len + 24, seq) : -2;
-                CHECK(m == (int)len && memcmp(rec + 8, pt, len) == 0, "TLS 1.2 record %llu (dir %d): %d %d",
-                      (unsigned long long)seq, dir, n, m);
-                if (seq % 8 == 7 && n == (int)len + 24) { /* a tampered record is refused */
-                    memcpy(rec + 8, pt, len);
-                    n = tls_record(s, rec, len + 24, seq);
-                    rec[8 + below(len + 16)] ^= 1;
-                    ERR_clear_error();
-                    CHECK(tls_record(o, rec, len + 24, seq) < 0, "tampered TLS 1.2 record accepted");
-                    /* with an error on the queue, from either provider (OpenSSL's own queues
-                     * one for a record, none for a streaming final: errors() below) */
-                    CHECK(ERR_peek_last_error() != 0, "no error queued by a tampered record (dir %d)", dir);
-                }
-            }
-            EVP_CIPHER_CTX_free(s);
-            EVP_CIPHER_CTX_free(o);
-            ERR_clear_error();
-        }
-    }
-}
-
-/* ---------------------------------------------------------------- guard pages */
-
-/* n bytes that end where an unmapped page begins: a read or write past them faults (and the
- * test dies, which scripts/test-openssl-provider.sh counts as a failure). */
-struct guarded {
-    unsigned char *map;
-    size_t maplen;
-};
-static unsigned char *guarded(struct guarded *g, size_t n)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = n / page + 1;
-    g->maplen = (pages + 1) * page;
-    g->map = mmap(NULL, g->maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (g->map == MAP_FAILED || mprotect(g->map + pages * page, page, PROT_NONE) != 0) {
-        fprintf(stderr, "guard page mapping failed\n");
-        exit(2);
-    }
-    return g->map + pages * page - n;
-}
-static void unguard(struct guarded *g) { munmap(g->map, g->maplen); }
-
-/* Every buffer a message's calls read or write (key, IV, AAD, input, output, tag, a TLS
- * record) ends at a guard page, for lengths around the block and lane boundaries: sealed
- * out of place, opened in place, the results compared with the default provider's. */
-static void guard_pages(void)
-{
-    static const size_t lens[] = {0, 1, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 112, 113, 127, 128, 129, 255, 256, 257, 1420};
-    for (size_t kl = 16; kl <= 32; kl += 16) {
-        int k = kidx(kl);
-        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
-            for (size_t aadlen = 0; aadlen <= 13; aadlen += 13) {
-                size_t len = lens[li];
-                struct guarded gk, gi, ga, gin, gout, gt;
-                unsigned char *key = guarded(&gk, kl), *iv = guarded(&gi, 12), *aad = guarded(&ga, aadlen);
-                unsigned char *in = guarded(&gin, len), *out = guarded(&gout, len), *tag = guarded(&gt, 16);
-                unsigned char *want = malloc(len + 1), wtag[16];
-                fill(key, kl), fill(iv, 12), fill(aad, aadlen), fill(in, len);
-                struct msg m = {key, iv, aad, in, NULL, kl, 12, aadlen, len, 16, 1, 0, 0, 0};
-                int a = run(ours[k], &m, out, tag), b = want ? run(theirs[k], &m, want, wtag) : 0;
-                CHECK(a == 1 && b == 1 && memcmp(out, want, len) == 0 && memcmp(tag, wtag, 16) == 0,
-                      "guarded seal, key %zu, %zu bytes, AAD %zu", kl, len, aadlen);
-                /* open in place: the guarded ciphertext copied into the guarded input
-                 * buffer (run() copies it) and opened there, against the tag at its guard */
-                unsigned char *plain = malloc(len + 1);
-                if (plain)
-                    memcpy(plain, in, len);
-                struct msg o = {key, iv, aad, out, tag, kl, 12, aadlen, len, 16, 0, 0, 0, 1};
-                CHECK(plain && run(ours[k], &o, in, NULL) == 1 && memcmp(in, plain, len) == 0,
-                      "guarded open in place, key %zu, %zu bytes, AAD %zu", kl, len, aadlen);
-                free(plain);
-                free(want);
-                unguard(&gk), unguard(&gi), unguard(&ga), unguard(&gin), unguard(&gout), unguard(&gt);
-            }
-        }
-    }
-    ERR_clear_error();
 }
 
 /* ---------------------------------------------------------------- errors */

@@ -75,7 +75,7 @@ prov=()
 if [ $mode = native ] && pkg-config --exists libcrypto; then
   # shellcheck disable=SC2046
   if gcc -O2 -g -fPIC -shared -Iinclude $(pkg-config --cflags libcrypto) -o "$work/stitchgcm.so" \
-       provider/stitchgcm_prov.c -L"$ctlib" -lstitchgcm $(pkg-config --libs libcrypto) \
+       provider/*.c -L"$ctlib" -lstitchgcm $(pkg-config --libs libcrypto) \
        -Wl,--version-script=provider/stitchgcm.map -Wl,--no-undefined; then
     prov=(STITCHGCM_CT_PROVIDER="$work/stitchgcm.so")
   else bad "OpenSSL provider build"; fi

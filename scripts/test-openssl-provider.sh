@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The OpenSSL provider stitchgcm.so (provider/), as meson builds it:
-#   - c-tests/test_provider.c: OpenSSL's own GCM cases (evp_test's evpciph_aes_common.txt,
+#   - c-tests/test_provider*.c: OpenSSL's own GCM cases (evp_test's evpciph_aes_common.txt,
 #     fetched by scripts/deps.sh into .vectors/openssl; a zero case count fails), the
 #     differential run against the default provider, TLS 1.2 records, errors; then again
 #     with an openssl.cnf that activates the provider (docs/openssl-provider.md), checking
@@ -61,10 +61,10 @@ if [ "${1:-}" = --qemu ]; then
   # Debian's headers of the target (opensslconf.h differs per architecture); the module as
   # the package links it: against libstitchgcm.so.0 and libcrypto, exporting its entry only.
   inc=(-Iinclude -I"$deps/usr/include" -I"$deps/usr/include/$multi")
-  if ! "$cc" -O2 -fPIC -shared "${inc[@]}" -o "$work/stitchgcm.so" provider/stitchgcm_prov.c \
+  if ! "$cc" -O2 -fPIC -shared "${inc[@]}" -o "$work/stitchgcm.so" provider/*.c \
          -L"$rel" -lstitchgcm "$libdir/libcrypto.so.3" -Wl,--version-script=provider/stitchgcm.map \
          -Wl,--no-undefined >"$work/build.log" 2>&1 ||
-     ! "$cc" -O2 "${inc[@]}" -o "$work/test_provider" c-tests/test_provider.c \
+     ! "$cc" -O2 "${inc[@]}" -o "$work/test_provider" c-tests/test_provider*.c \
          "$libdir/libcrypto.so.3" -Wl,-rpath-link,"$libdir" >>"$work/build.log" 2>&1; then
     tail -20 "$work/build.log"; bad "cross build"; finish; exit 1
   fi

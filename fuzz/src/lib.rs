@@ -25,6 +25,10 @@ pub mod native_calls;
 pub mod native_program;
 pub mod nettle;
 pub mod oracle;
+pub mod provider;
+pub mod provider_model;
+pub mod provider_params;
+pub mod provider_program;
 
 use std::path::Path;
 

@@ -22,6 +22,7 @@
 # cpu, arguments); llvm-mca results in model-arm.py's cache, keyed by the exact text.
 import argparse
 import concurrent.futures
+import glob
 import hashlib
 import importlib.util
 import os
@@ -241,7 +242,7 @@ class Build:
             sh([t['cc'], '-O2', '-Wall', '-Wextra', '-Werror', '-shared', '-fPIC',
                 '-I' + os.path.join(ROOT, 'include'), '-I' + os.path.join(root, 'usr', 'include'),
                 '-I' + os.path.join(root, 'usr', 'include', multi), '-o', prov[0],
-                os.path.join(ROOT, 'provider', 'stitchgcm_prov.c'), soname, links[peers.index('openssl')],
+                *sorted(glob.glob(os.path.join(ROOT, 'provider', '*.c'))), soname, links[peers.index('openssl')],
                 '-Wl,--version-script=' + os.path.join(ROOT, 'provider', 'stitchgcm.map'),
                 '-Wl,--no-undefined', '-Wl,-rpath-link,' + ':'.join(dirs)])
         files = [lib] + [os.path.join(d, x) for d in dirs[1:] if os.path.isdir(d) for x in sorted(os.listdir(d))
