@@ -1,7 +1,7 @@
 /*
  * stitchgcm.so, an OpenSSL 3 provider: AES-128-GCM, AES-192-GCM and AES-256-GCM with the
- * property "provider=stitchgcm", served by stitchgcm's native API (sgcm_* handles; the
- * library is linked in statically, only OSSL_provider_init is exported).
+ * property "provider=stitchgcm", served by stitchgcm's native API (sgcm_* handles of
+ * libstitchgcm.so.0, which the module links; only OSSL_provider_init is exported).
  *
  * Written against OpenSSL 3.0's core_dispatch.h ABI. Errors go to OpenSSL's error queue
  * through the core's new_error / set_error_debug / vset_error functions, with this
