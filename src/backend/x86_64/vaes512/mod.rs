@@ -386,48 +386,19 @@ mod tests {
                         let mut y = [0u8; 16];
                         // SAFETY: `src` and `dst` hold `len` bytes each, equal or disjoint.
                         let tag = unsafe {
+                            let at = PublicCtr::UNKNOWN;
                             match (ours, whole) {
-                                (true, true) => X86Vaes512::crypt_whole(
-                                    b,
-                                    dir,
-                                    &j0,
-                                    &aad,
-                                    src,
-                                    dst,
-                                    len,
-                                    PublicCtr::UNKNOWN,
-                                ),
-                                (false, true) => Soft::crypt_whole(
-                                    b,
-                                    dir,
-                                    &j0,
-                                    &aad,
-                                    src,
-                                    dst,
-                                    len,
-                                    PublicCtr::UNKNOWN,
-                                ),
+                                (true, true) => {
+                                    X86Vaes512::crypt_whole(b, dir, &j0, &aad, src, dst, len, at)
+                                }
+                                (false, true) => {
+                                    Soft::crypt_whole(b, dir, &j0, &aad, src, dst, len, at)
+                                }
                                 (true, false) => X86Vaes512::crypt_message(
-                                    b,
-                                    dir,
-                                    &j0,
-                                    &aad,
-                                    src,
-                                    dst,
-                                    len,
-                                    &mut y,
-                                    PublicCtr::UNKNOWN,
+                                    b, dir, &j0, &aad, src, dst, len, &mut y, at,
                                 ),
                                 (false, false) => Soft::crypt_message(
-                                    b,
-                                    dir,
-                                    &j0,
-                                    &aad,
-                                    src,
-                                    dst,
-                                    len,
-                                    &mut y,
-                                    PublicCtr::UNKNOWN,
+                                    b, dir, &j0, &aad, src, dst, len, &mut y, at,
                                 ),
                             }
                         };
