@@ -239,11 +239,13 @@ pub(crate) trait Backend {
     /// the ciphertext (written when encrypting, read when decrypting) into `y`. `ctr` is
     /// the next counter block and is advanced by `blocks` (inc32). With `j0`, the block is
     /// also encrypted in place as one more lane (E(K, J0), the tag mask, rides along with
-    /// the first data of a message instead of costing a call of its own).
+    /// the first data of a message instead of costing a call of its own). `at`: the
+    /// counter's position where the mode knows it from public values (see [`PublicCtr`]),
+    /// for a kernel with a faster step at some positions; other backends ignore it.
     ///
     /// # Safety
     /// `src` readable and `dst` writable for `16 * blocks` bytes; they are equal or do
-    /// not overlap.
+    /// not overlap. `at` is [`PublicCtr::UNKNOWN`] or the low 32 bits of `ctr`.
     #[allow(clippy::too_many_arguments)]
     unsafe fn crypt(
         m: &Material,
@@ -254,31 +256,8 @@ pub(crate) trait Backend {
         dst: *mut u8,
         blocks: usize,
         j0: Option<&mut [u8; 16]>,
-    );
-
-    /// [`Backend::crypt`] where the mode knows the counter's position from public values
-    /// (`at`, see [`PublicCtr`]). The default ignores it.
-    ///
-    /// # Safety
-    /// As for [`Backend::crypt`]; `at` is [`PublicCtr::UNKNOWN`] or the low 32 bits of
-    /// `ctr`.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    unsafe fn crypt_at(
-        m: &Material,
-        dir: Direction,
-        ctr: &mut [u8; 16],
-        y: &mut [u8; 16],
-        src: *const u8,
-        dst: *mut u8,
-        blocks: usize,
-        j0: Option<&mut [u8; 16]>,
         at: PublicCtr,
-    ) {
-        let _ = at;
-        // SAFETY: forwarded contract.
-        unsafe { Self::crypt(m, dir, ctr, y, src, dst, blocks, j0) }
-    }
+    );
 
     /// CTR keystream only (the second pass of a verify-then-decrypt open).
     ///
@@ -358,11 +337,13 @@ pub(crate) trait Backend {
     /// E(K, J0). `y` receives GHASH(AAD ‖ the whole ciphertext blocks), the state the
     /// message carries on from if more data follows (the last partial block, if any, is
     /// the caller's to keep). Decrypting releases the plaintext unverified, as
-    /// [`Backend::crypt_short`]. The default runs the backend's other entries
-    /// (`whole.rs`).
+    /// [`Backend::crypt_short`]. `at`: the position of the first counter, inc32(J0), where
+    /// it follows from public values ([`PublicCtr::iv96_after`]`(0)` for a 96-bit IV), as
+    /// for [`Backend::crypt`]. The default runs the backend's other entries (`whole.rs`).
     ///
     /// # Safety
-    /// `src` readable and `dst` writable for `len` bytes, equal or disjoint.
+    /// `src` readable and `dst` writable for `len` bytes, equal or disjoint; `at` is
+    /// [`PublicCtr::UNKNOWN`] or the low 32 bits of inc32(`j0`).
     #[allow(clippy::too_many_arguments)]
     unsafe fn crypt_message(
         m: &Material,
@@ -373,40 +354,17 @@ pub(crate) trait Backend {
         dst: *mut u8,
         len: usize,
         y: &mut [u8; 16],
-    ) -> [u8; 16] {
-        // SAFETY: forwarded contract.
-        unsafe { whole::crypt::<Self>(m, dir, j0, aad, src, dst, len, y) }
-    }
-
-    /// [`Backend::crypt_message`] where the mode knows the position of the first counter,
-    /// inc32(J0), from public values (`at`: [`PublicCtr::iv96_after`]`(0)` for a 96-bit
-    /// IV). The default ignores it.
-    ///
-    /// # Safety
-    /// As for [`Backend::crypt_message`]; `at` is [`PublicCtr::UNKNOWN`] or the low 32 bits
-    /// of inc32(`j0`).
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    unsafe fn crypt_message_at(
-        m: &Material,
-        dir: Direction,
-        j0: &[u8; 16],
-        aad: &[u8],
-        src: *const u8,
-        dst: *mut u8,
-        len: usize,
-        y: &mut [u8; 16],
         at: PublicCtr,
     ) -> [u8; 16] {
-        let _ = at;
         // SAFETY: forwarded contract.
-        unsafe { Self::crypt_message(m, dir, j0, aad, src, dst, len, y) }
+        unsafe { whole::crypt::<Self>(m, dir, j0, aad, src, dst, len, y, at) }
     }
 
     /// [`Backend::crypt_message`] for callers that keep nothing of the message afterwards
     /// (the keyed one-shot seal, nettle's first data call): the full tag only, no state to
     /// go on from, so a backend may run the partial and the lengths block in the same pass
     /// as the whole blocks. The default is `crypt_message` (inlined: no call level more).
+    /// `at` as for [`Backend::crypt_message`].
     ///
     /// # Safety
     /// As for [`Backend::crypt_message`].
@@ -420,34 +378,13 @@ pub(crate) trait Backend {
         src: *const u8,
         dst: *mut u8,
         len: usize,
+        at: PublicCtr,
     ) -> [u8; 16] {
         let mut y = [0u8; 16];
         // SAFETY: forwarded contract.
-        let tag = unsafe { Self::crypt_message(m, dir, j0, aad, src, dst, len, &mut y) };
+        let tag = unsafe { Self::crypt_message(m, dir, j0, aad, src, dst, len, &mut y, at) };
         crate::secret::wipe_block(&mut y);
         tag
-    }
-
-    /// [`Backend::crypt_whole`] with the first counter's public position, as
-    /// [`Backend::crypt_message_at`]. The default ignores it.
-    ///
-    /// # Safety
-    /// As for [`Backend::crypt_message_at`].
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    unsafe fn crypt_whole_at(
-        m: &Material,
-        dir: Direction,
-        j0: &[u8; 16],
-        aad: &[u8],
-        src: *const u8,
-        dst: *mut u8,
-        len: usize,
-        at: PublicCtr,
-    ) -> [u8; 16] {
-        let _ = at;
-        // SAFETY: forwarded contract.
-        unsafe { Self::crypt_whole(m, dir, j0, aad, src, dst, len) }
     }
 
     /// The one-shot opening of a message within the limits: computes the tag over `aad`

@@ -8,10 +8,11 @@
 
 use super::partial::{load_partial, store_block, store_partial};
 use super::short::{first_counter, lengths};
-use super::{Backend, Direction, Material};
+use super::{Backend, Direction, Material, PublicCtr};
 use crate::secret::wipe_bytes;
 
 /// The generic `crypt_message`: the full tag; `y` receives GHASH(AAD ‖ whole blocks).
+/// `at` (the position of inc32(J0), if public) goes to the fused kernel, which starts there.
 ///
 /// # Safety
 /// As for [`Backend::crypt_message`].
@@ -26,6 +27,7 @@ pub(crate) unsafe fn crypt<B: Backend + ?Sized>(
     dst: *mut u8,
     len: usize,
     y: &mut [u8; 16],
+    at: PublicCtr,
 ) -> [u8; 16] {
     *y = [0; 16];
     // SAFETY: `aad` is a slice; `src`/`dst` hold `len` bytes (caller's contract), so the
@@ -37,7 +39,7 @@ pub(crate) unsafe fn crypt<B: Backend + ?Sized>(
         let mut mask = *j0;
         let mut mask_done = false;
         if blocks > 0 {
-            B::crypt(m, dir, &mut ctr, y, src, dst, blocks, Some(&mut mask));
+            B::crypt(m, dir, &mut ctr, y, src, dst, blocks, Some(&mut mask), at);
             mask_done = true;
         }
         // The ciphertext side of the partial block, zero-padded, then the lengths block.

@@ -215,7 +215,7 @@ impl Key {
     ) -> [u8; 16] {
         // SAFETY: forwarded from the caller.
         with_backend!(self.backend(), B => unsafe {
-            B::crypt_message_at(&self.material, dir, j0, aad, src, dst, len, y, at)
+            B::crypt_message(&self.material, dir, j0, aad, src, dst, len, y, at)
         })
     }
 
@@ -238,7 +238,7 @@ impl Key {
     ) -> [u8; 16] {
         // SAFETY: forwarded from the caller.
         with_backend!(self.backend(), B => unsafe {
-            B::crypt_whole_at(&self.material, dir, j0, aad, src, dst, len, at)
+            B::crypt_whole(&self.material, dir, j0, aad, src, dst, len, at)
         })
     }
 
@@ -261,7 +261,7 @@ impl Key {
     ) {
         // SAFETY: forwarded from the caller.
         with_backend!(self.backend(), B => unsafe {
-            B::crypt_at(&self.material, dir, ctr, y, src, dst, blocks, j0, at)
+            B::crypt(&self.material, dir, ctr, y, src, dst, blocks, j0, at)
         })
     }
 
@@ -327,9 +327,7 @@ impl BlockKey for Key {
         j0: Option<&mut [u8; 16]>,
     ) {
         // SAFETY: forwarded from the caller.
-        with_backend!(self.backend(), B => unsafe {
-            B::crypt(&self.material, dir, ctr, y, src, dst, blocks, j0)
-        })
+        unsafe { self.crypt_blocks_at(dir, ctr, y, src, dst, blocks, j0, PublicCtr::UNKNOWN) }
     }
 }
 

@@ -19,13 +19,14 @@
 use super::core::{BlockKey, Core};
 use super::{tag_len_ok, xor_keystream, Direction, Key, BLOCK, MAX_AAD, MAX_DATA};
 use crate::backend::partial::{load_partial, store_block};
-use crate::backend::PublicCtr;
 use crate::error::Error;
 use crate::secret::{ct_eq, wipe_block};
 
 mod fast;
 mod first;
 mod held;
+
+use fast::Counter;
 
 /// Bytes of AAD and ciphertext held back from GHASH (eight blocks).
 const HOLD: usize = 8 * BLOCK;
@@ -62,11 +63,9 @@ pub struct Message {
     /// `tag` holds the tag of the message as if it ended after its data so far (the
     /// one-pass path of a short first data call); more data discards it.
     provisional: bool,
-    /// `set_counter` moved the counter off inc32(J0) (the one-pass path counts from J0).
-    counter_moved: bool,
-    /// The IV had 96 bits: J0 = IV‖0^31‖1, so (unless the counter was moved) the counter
-    /// is 2 plus the counter blocks used, public ([`Message::public_ctr`]).
-    iv96: bool,
+    /// Where the counter comes from: inc32(J0) onwards, with a 96-bit IV or another, or
+    /// where `set_counter` moved it ([`Counter`]).
+    counter: Counter,
 }
 
 impl Message {
@@ -99,8 +98,7 @@ impl Message {
             phase: Phase::Idle,
             mask_ready: false,
             provisional: false,
-            counter_moved: false,
-            iv96: false,
+            counter: Counter::FromJ0,
         }
     }
 
@@ -121,8 +119,7 @@ impl Message {
         self.open_len = 0;
         self.mask_ready = false;
         self.provisional = false;
-        self.counter_moved = false;
-        self.iv96 = false;
+        self.counter = Counter::FromJ0;
         self.phase = Phase::Aad;
         Ok(())
     }
@@ -179,7 +176,7 @@ impl Message {
             return Err(Error::InvalidState);
         }
         self.core.ctr = *ctr;
-        self.counter_moved = true;
+        self.counter = Counter::Moved;
         Ok(())
     }
 
@@ -275,27 +272,13 @@ impl Message {
         unsafe { self.crypt_general(key, dir, src, dst, len) }
     }
 
-    /// The counter's position if it follows from public values alone: with a 96-bit IV and
-    /// the counter not moved, 2 plus one counter block per data block so far (a partial
-    /// block counts one: the block left open has its keystream). Computed from the IV
-    /// length and the data length, never read from the counter block, so that kernels
-    /// may branch on it.
-    #[inline(always)]
-    fn public_ctr(&self) -> PublicCtr {
-        if self.iv96 && !self.counter_moved {
-            PublicCtr::iv96_after(self.core.data_len.div_ceil(BLOCK as u64))
-        } else {
-            PublicCtr::UNKNOWN
-        }
-    }
-
     /// Whether all the AAD so far is held and the one-pass paths may take the first data:
     /// not after `before_rekey`, whose mask is the old key's, nor after `set_counter` (the
     /// one pass counts from J0). Both are flags set by the call order: comparing counter
     /// blocks would branch on J0, which for IVs other than 96 bits is derived from the key.
     #[inline(always)]
     fn whole_message(&self) -> bool {
-        self.core.aad_len == self.held_len as u64 && !self.mask_ready && !self.counter_moved
+        self.core.aad_len == self.held_len as u64 && !self.mask_ready && !self.counter_moved()
     }
 
     /// [`Message::crypt_raw`] for everything but the one pass of a short message.

@@ -168,6 +168,7 @@ macro_rules! kernel_entries {
             dst: *mut u8,
             blocks: usize,
             j0: Option<&mut [u8; 16]>,
+            _at: crate::backend::PublicCtr,
         ) {
             let k: &$key = m.view();
             let kernels = $kernels(k, dir);

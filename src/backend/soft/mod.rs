@@ -10,7 +10,7 @@ mod aes;
 mod ghash;
 mod short;
 
-use crate::backend::{Backend, Direction, Material, Plain};
+use crate::backend::{Backend, Direction, Material, Plain, PublicCtr};
 use crate::secret::wipe_bytes;
 use aes::BitslicedKey;
 pub(crate) use ghash::GhashKey;
@@ -110,6 +110,7 @@ impl Backend for Soft {
         dst: *mut u8,
         blocks: usize,
         j0: Option<&mut [u8; 16]>,
+        _at: PublicCtr,
     ) {
         let k: &SoftKey = m.view();
         if let Some(j0) = j0 {

@@ -6,10 +6,26 @@
 
 use super::{Message, Phase, BLOCK};
 use crate::backend::partial::{load_partial, store_block};
-use crate::backend::Direction;
+use crate::backend::{Direction, PublicCtr};
 use crate::error::Error;
 use crate::gcm::Key;
 use crate::secret::wipe_block;
+
+/// Where a message's counter comes from, set by the call order (never by comparing counter
+/// blocks: J0 is derived from the key for IVs other than 96 bits). One byte, so that
+/// `restart_96` sets it, with the position known, in the one store that says the counter
+/// was not moved.
+#[repr(u8)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Counter {
+    /// `set_counter` moved it off inc32(J0) (the one-pass path counts from J0).
+    Moved = 0,
+    /// inc32(J0) onwards, J0 from an IV of other than 96 bits (derived from the key).
+    FromJ0 = 1,
+    /// inc32(J0) onwards with a 96-bit IV: J0 = IV‖0^31‖1, so the counter is 2 plus the
+    /// counter blocks used, public ([`Message::public_ctr`]).
+    Iv96 = 2,
+}
 
 impl Message {
     /// [`Message::restart`] with a 96-bit IV (which needs no key): always applies.
@@ -27,9 +43,28 @@ impl Message {
         self.open_len = 0;
         self.mask_ready = false;
         self.provisional = false;
-        self.counter_moved = false;
-        self.iv96 = true;
+        self.counter = Counter::Iv96;
         self.phase = Phase::Aad;
+    }
+
+    /// Whether `set_counter` moved the counter off inc32(J0).
+    #[inline(always)]
+    pub(super) fn counter_moved(&self) -> bool {
+        self.counter == Counter::Moved
+    }
+
+    /// The counter's position if it follows from public values alone: with a 96-bit IV and
+    /// the counter not moved, 2 plus one counter block per data block so far (a partial
+    /// block counts one: the block left open has its keystream). Computed from the call
+    /// order and the data length, never read from the counter block, so that kernels may
+    /// branch on it.
+    #[inline(always)]
+    pub(super) fn public_ctr(&self) -> PublicCtr {
+        if self.counter == Counter::Iv96 {
+            PublicCtr::iv96_after(self.core.data_len.div_ceil(BLOCK as u64))
+        } else {
+            PublicCtr::UNKNOWN
+        }
     }
 
     /// [`Message::aad`] for the first AAD of a message, 1..=15 bytes: one block store.

@@ -42,7 +42,7 @@ mod medium;
 mod short;
 
 use crate::backend::aarch64::common;
-use crate::backend::{Backend, Direction, Material, Plain};
+use crate::backend::{Backend, Direction, Material, Plain, PublicCtr};
 use core::arch::aarch64::*;
 
 /// Expanded key: standard AES round keys, and H^1..H^16 in the forms the GHASH code
@@ -141,6 +141,7 @@ impl<const EOR3: bool> Backend for Aarch64Ce<EOR3> {
         dst: *mut u8,
         len: usize,
         y: &mut [u8; 16],
+        _at: PublicCtr,
     ) -> [u8; 16] {
         if medium::fits(aad.len(), len) {
             let enc = dir == Direction::Encrypt;
@@ -178,7 +179,17 @@ impl<const EOR3: bool> Aarch64Ce<EOR3> {
         unsafe {
             ghash::ghash_bytes(k, y, aad.as_ptr(), aad.len());
             if blocks > 0 {
-                Self::crypt(m, dir, &mut ctr, y, src, dst, blocks, None);
+                Self::crypt(
+                    m,
+                    dir,
+                    &mut ctr,
+                    y,
+                    src,
+                    dst,
+                    blocks,
+                    None,
+                    PublicCtr::UNKNOWN,
+                );
             }
             let lens = (aad.len() as u64, len as u64);
             let off = 16 * blocks;

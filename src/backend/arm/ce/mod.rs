@@ -30,7 +30,7 @@ mod kernels;
 mod key;
 mod short;
 
-use crate::backend::{Backend, Direction, Material};
+use crate::backend::{Backend, Direction, Material, PublicCtr};
 use key::CeKey;
 
 pub(crate) struct ArmCe;
@@ -72,6 +72,7 @@ impl Backend for ArmCe {
         dst: *mut u8,
         blocks: usize,
         j0: Option<&mut [u8; 16]>,
+        _at: PublicCtr,
     ) {
         let encrypt = dir == Direction::Encrypt;
         // SAFETY: forwarded contract.

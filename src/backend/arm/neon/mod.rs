@@ -57,7 +57,7 @@ mod key;
 mod run;
 mod short;
 
-use crate::backend::{Backend, Direction, Material, Plain};
+use crate::backend::{Backend, Direction, Material, Plain, PublicCtr};
 use crypt::is_next;
 use run::Mode;
 use short::{DATA_BLOCKS, HASH_BLOCKS};
@@ -143,6 +143,7 @@ impl Backend for ArmNeon {
         dst: *mut u8,
         blocks: usize,
         j0: Option<&mut [u8; 16]>,
+        _at: PublicCtr,
     ) {
         let k: &NeonKey = m.view();
         let encrypt = dir == Direction::Encrypt;

@@ -18,6 +18,7 @@ use super::common::{
     aesni_available, bswap_mask, ctr_from_native, ctr_only, ctr_to_native, load, store,
     x86_backend, XKey,
 };
+use crate::backend::PublicCtr;
 use core::arch::x86_64::*;
 
 /// The backend.
@@ -35,7 +36,9 @@ x86_backend! {
 const GROUP: usize = 8;
 
 /// The fused kernel for one direction: whole groups of eight in the stitched loop, then
-/// the remainder (and `j0`) in one round-major tail.
+/// the remainder (and `j0`) in one round-major tail. No step depends on the counter's
+/// position: `_at` is not used.
+#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 unsafe fn crypt<const ENC: bool>(
     k: &XKey,
@@ -45,6 +48,7 @@ unsafe fn crypt<const ENC: bool>(
     dst: *mut u8,
     blocks: usize,
     j0: Option<&mut [u8; 16]>,
+    _at: PublicCtr,
 ) {
     // SAFETY: features enabled; `src`/`dst` hold 16*blocks bytes (caller's contract).
     unsafe {

@@ -10,11 +10,9 @@
 /// shared key layout, the bulk entries from the backend's own `$crypt::<ENC>` (the fused
 /// kernel for one direction), `$ghash` and `$ctr` (`#[target_feature]` functions taking
 /// an [`XKey`](super::XKey)), `is_available` from `$available` and `is_preferred` from
-/// `$preferred` (default: `$available`), and, if given, `crypt_at` from `$crypt_at::<ENC>`
-/// (the fused kernel with the counter's public position, [`PublicCtr`](crate::backend::PublicCtr)),
-/// `crypt_whole`, `crypt_message` and their `_at` forms from `$whole` and `$message` (which
-/// take the position last; [`PublicCtr::UNKNOWN`](crate::backend::PublicCtr) for the plain
-/// forms).
+/// `$preferred` (default: `$available`), and, if given, `crypt_whole` and `crypt_message`
+/// from `$whole` and `$message`. `$crypt`, `$whole` and `$message` take the counter's public
+/// position ([`PublicCtr`](crate::backend::PublicCtr)) last, as the trait's entries do.
 macro_rules! x86_backend {
     ($ty:ident = $name:literal, available: $available:path,
      crypt: $crypt:ident, ghash: $ghash:path, ctr: $ctr:path $(,)?) => {
@@ -23,10 +21,9 @@ macro_rules! x86_backend {
     };
     ($ty:ident = $name:literal, available: $available:path, preferred: $preferred:path,
      crypt: $crypt:ident, ghash: $ghash:path, ctr: $ctr:path
-     $(, crypt_at: $crypt_at:ident, whole: $whole:path, message: $message:path)? $(,)?) => {
+     $(, whole: $whole:path, message: $message:path)? $(,)?) => {
         const _: () = {
             use crate::backend::x86_64::common::{encrypt_block, encrypt_block2, init, short};
-            #[allow(unused_imports)]
             use crate::backend::{Backend, Direction, Material, PublicCtr};
 
             impl Backend for $ty {
@@ -94,13 +91,18 @@ macro_rules! x86_backend {
                     dst: *mut u8,
                     blocks: usize,
                     j0: Option<&mut [u8; 16]>,
+                    at: PublicCtr,
                 ) {
                     let k = m.view();
                     // SAFETY: forwarded contract; CPU support checked at key setup.
                     unsafe {
                         match dir {
-                            Direction::Encrypt => $crypt::<true>(k, ctr, y, src, dst, blocks, j0),
-                            Direction::Decrypt => $crypt::<false>(k, ctr, y, src, dst, blocks, j0),
+                            Direction::Encrypt => {
+                                $crypt::<true>(k, ctr, y, src, dst, blocks, j0, at)
+                            }
+                            Direction::Decrypt => {
+                                $crypt::<false>(k, ctr, y, src, dst, blocks, j0, at)
+                            }
                         }
                     }
                 }
@@ -142,45 +144,7 @@ macro_rules! x86_backend {
                 }
 
                 $(
-                    unsafe fn crypt_at(
-                        m: &Material,
-                        dir: Direction,
-                        ctr: &mut [u8; 16],
-                        y: &mut [u8; 16],
-                        src: *const u8,
-                        dst: *mut u8,
-                        blocks: usize,
-                        j0: Option<&mut [u8; 16]>,
-                        at: PublicCtr,
-                    ) {
-                        let k = m.view();
-                        // SAFETY: forwarded contract; CPU support checked at key setup.
-                        unsafe {
-                            match dir {
-                                Direction::Encrypt => {
-                                    $crypt_at::<true>(k, ctr, y, src, dst, blocks, j0, at)
-                                }
-                                Direction::Decrypt => {
-                                    $crypt_at::<false>(k, ctr, y, src, dst, blocks, j0, at)
-                                }
-                            }
-                        }
-                    }
-
                     unsafe fn crypt_whole(
-                        m: &Material,
-                        dir: Direction,
-                        j0: &[u8; 16],
-                        aad: &[u8],
-                        src: *const u8,
-                        dst: *mut u8,
-                        len: usize,
-                    ) -> [u8; 16] {
-                        // SAFETY: forwarded contract; CPU support checked at key setup.
-                        unsafe { $whole(m, dir, j0, aad, src, dst, len, PublicCtr::UNKNOWN) }
-                    }
-
-                    unsafe fn crypt_whole_at(
                         m: &Material,
                         dir: Direction,
                         j0: &[u8; 16],
@@ -194,7 +158,7 @@ macro_rules! x86_backend {
                         unsafe { $whole(m, dir, j0, aad, src, dst, len, at) }
                     }
 
-                    unsafe fn crypt_message_at(
+                    unsafe fn crypt_message(
                         m: &Material,
                         dir: Direction,
                         j0: &[u8; 16],
@@ -207,21 +171,6 @@ macro_rules! x86_backend {
                     ) -> [u8; 16] {
                         // SAFETY: forwarded contract; CPU support checked at key setup.
                         unsafe { $message(m, dir, j0, aad, src, dst, len, y, at) }
-                    }
-
-                    #[allow(clippy::too_many_arguments)]
-                    unsafe fn crypt_message(
-                        m: &Material,
-                        dir: Direction,
-                        j0: &[u8; 16],
-                        aad: &[u8],
-                        src: *const u8,
-                        dst: *mut u8,
-                        len: usize,
-                        y: &mut [u8; 16],
-                    ) -> [u8; 16] {
-                        // SAFETY: forwarded contract; CPU support checked at key setup.
-                        unsafe { $message(m, dir, j0, aad, src, dst, len, y, PublicCtr::UNKNOWN) }
                     }
                 )?
 

@@ -23,6 +23,7 @@ mod ymm;
 use super::common::{
     bswap_mask, ctr_from_native, ctr_to_native, load, store, vaes_available, x86_backend, XKey,
 };
+use crate::backend::PublicCtr;
 use core::arch::x86_64::*;
 
 /// The backend.
@@ -60,7 +61,9 @@ pub(super) unsafe fn ctr_only(
 const WIDE: usize = 16;
 
 /// The fused kernel for one direction: whole sixteen-block iterations in the stitched
-/// loop, then the remainder (and `j0`) in one round-major tail.
+/// loop, then the remainder (and `j0`) in one round-major tail. No step depends on the counter's
+/// position: `_at` is not used.
+#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
 unsafe fn crypt<const ENC: bool>(
     k: &XKey,
@@ -70,6 +73,7 @@ unsafe fn crypt<const ENC: bool>(
     mut dst: *mut u8,
     blocks: usize,
     j0: Option<&mut [u8; 16]>,
+    _at: PublicCtr,
 ) {
     // SAFETY: features enabled; `src`/`dst` hold 16*blocks bytes (caller's contract).
     unsafe {

@@ -40,7 +40,6 @@ x86_backend! {
     crypt: crypt,
     ghash: ghash,
     ctr: ctr,
-    crypt_at: crypt_at,
     whole: whole::whole,
     message: whole::message,
 }
@@ -86,7 +85,7 @@ unsafe fn crypt_wide<const R: usize, const ENC: bool>(
 }
 
 /// The stitched loop for this key's size (10, 12 or 14 rounds) and direction `ENC`,
-/// inlined into its two callers ([`crypt_at`] and `whole::wide`, where a disassembly finds
+/// inlined into its two callers ([`crypt`] and `whole::wide`, where a disassembly finds
 /// the loops): called directly, not through a function pointer as `per_key_size!` does for
 /// the other x86_64 backends, so that ct-static follows `low` from the callers' arguments
 /// to the pass's branch (a kernel called through a pointer starts with public arguments
@@ -114,26 +113,11 @@ unsafe fn wide<const ENC: bool>(
     }
 }
 
-/// The fused kernel for one direction with nothing public known of the counter.
-#[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
-unsafe fn crypt<const ENC: bool>(
-    k: &XKey,
-    ctr: &mut [u8; 16],
-    y: &mut [u8; 16],
-    src: *const u8,
-    dst: *mut u8,
-    blocks: usize,
-    j0: Option<&mut [u8; 16]>,
-) {
-    // SAFETY: forwarded contract; features enabled.
-    unsafe { crypt_at::<ENC>(k, ctr, y, src, dst, blocks, j0, PublicCtr::UNKNOWN) }
-}
-
 /// The fused kernel for one direction: whole sixteen-block iterations (with the fast
 /// counter step where `at` allows it), then the remainder (and `j0`) in the masked tail.
 #[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
-unsafe fn crypt_at<const ENC: bool>(
+unsafe fn crypt<const ENC: bool>(
     k: &XKey,
     ctr: &mut [u8; 16],
     y: &mut [u8; 16],
@@ -336,7 +320,19 @@ mod tests {
             src_buf[offset..].as_ptr()
         };
         // SAFETY: `src` and `dst` hold 16·blocks bytes each, equal or disjoint.
-        unsafe { B::crypt(m, dir, &mut ctr, &mut y, src, dst, blocks, j.as_mut()) };
+        unsafe {
+            B::crypt(
+                m,
+                dir,
+                &mut ctr,
+                &mut y,
+                src,
+                dst,
+                blocks,
+                j.as_mut(),
+                PublicCtr::UNKNOWN,
+            )
+        };
         // The bytes around the output stay untouched.
         assert!(buf[..out_at].iter().all(|&b| b == 0x5a));
         assert!(buf[out_at + input.len()..].iter().all(|&b| b == 0x5a));
@@ -390,19 +386,20 @@ mod tests {
                         let mut y = [0u8; 16];
                         // SAFETY: `src` and `dst` hold `len` bytes each, equal or disjoint.
                         let tag = unsafe {
+                            let at = PublicCtr::UNKNOWN;
                             match (ours, whole) {
                                 (true, true) => {
-                                    X86Vaes512::crypt_whole(b, dir, &j0, &aad, src, dst, len)
+                                    X86Vaes512::crypt_whole(b, dir, &j0, &aad, src, dst, len, at)
                                 }
                                 (false, true) => {
-                                    Soft::crypt_whole(b, dir, &j0, &aad, src, dst, len)
+                                    Soft::crypt_whole(b, dir, &j0, &aad, src, dst, len, at)
                                 }
                                 (true, false) => X86Vaes512::crypt_message(
-                                    b, dir, &j0, &aad, src, dst, len, &mut y,
+                                    b, dir, &j0, &aad, src, dst, len, &mut y, at,
                                 ),
-                                (false, false) => {
-                                    Soft::crypt_message(b, dir, &j0, &aad, src, dst, len, &mut y)
-                                }
+                                (false, false) => Soft::crypt_message(
+                                    b, dir, &j0, &aad, src, dst, len, &mut y, at,
+                                ),
                             }
                         };
                         assert!(buf[..offset].iter().all(|&x| x == 0x5a));
@@ -422,7 +419,7 @@ mod tests {
         assert_eq!(cases, 3 * (301 + 7) * 6);
     }
 
-    /// The fast counter step (`Backend::crypt_at` with the counter's low 32 bits given as
+    /// The fast counter step (`Backend::crypt` with the counter's low 32 bits given as
     /// public): every low byte the first iteration can start at, and starts just below an
     /// inc32 wrap, over runs of one, two and seventeen iterations (the byte wraps inside
     /// an iteration, at its edge and between two) with a tail, both directions, every key
@@ -458,7 +455,7 @@ mod tests {
                     let mut out = input.clone();
                     // SAFETY: in place over 16·blocks bytes.
                     unsafe {
-                        X86Vaes512::crypt_at(
+                        X86Vaes512::crypt(
                             &m,
                             dir,
                             &mut c,

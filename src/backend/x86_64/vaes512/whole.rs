@@ -17,7 +17,7 @@ use core::arch::x86_64::*;
 /// but the last 1..=16 blocks, then the masked tail for those (the partial last one under
 /// byte masks), E(K, J0) as one more lane and the lengths block absorbed at the end. An
 /// empty message takes the generic path. `at`: the public position of inc32(J0), if any
-/// (`Backend::crypt_whole_at`).
+/// (`Backend::crypt_whole`).
 #[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
 pub(super) unsafe fn whole(
@@ -34,8 +34,9 @@ pub(super) unsafe fn whole(
     unsafe {
         if len == 0 {
             let mut y = [0u8; 16];
-            let tag =
-                crate::backend::whole::crypt::<X86Vaes512>(m, dir, j0, aad, src, dst, len, &mut y);
+            let tag = crate::backend::whole::crypt::<X86Vaes512>(
+                m, dir, j0, aad, src, dst, len, &mut y, at,
+            );
             wipe_block(&mut y);
             return tag;
         }
@@ -63,7 +64,9 @@ pub(super) unsafe fn message(
     // SAFETY: the caller's contract (`src`/`dst` hold `len` bytes); features enabled.
     unsafe {
         if len < 16 || tail_bytes(len) < 16 {
-            return crate::backend::whole::crypt::<X86Vaes512>(m, dir, j0, aad, src, dst, len, y);
+            return crate::backend::whole::crypt::<X86Vaes512>(
+                m, dir, j0, aad, src, dst, len, y, at,
+            );
         }
         one_pass::<2>(m, dir, j0, aad, src, dst, len, at).finish(Some(y))
     }
