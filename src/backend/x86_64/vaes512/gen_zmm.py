@@ -43,13 +43,32 @@ LOW_MAX = 255 - 19
 BYTE_INC = 448
 
 
-def counters_fast(slow, back):
+# Round-1 table (the first AES round by table; see zmm/mod.rs's opening comment): the
+# pass's buffer at {hb} holds it from byte T1_AT on, T1_SLOTS 16-byte slots; dword q of
+# slot j is T1[64q + j]. Passes of fewer than T1_MIN iterations (by round count) do not
+# build it: building it costs about as much as 5-6 iterations gain with 10 rounds, 3
+# with 14 (measured on a Sapphire Rapids-class Xeon, whose 512-bit VAESENC runs on one
+# port: the build's 16 VAESENC are that port's).
+T1_AT = 256
+T1_SLOTS = 80
+T1_MIN = {10: 20, 12: 14, 14: 10}
+# Offsets in CONSTANTS: the byte shuffle that puts round key 0's byte 15 at bytes 3, 7,
+# 11, 15 of each lane (zero elsewhere); 0x52 at the other bytes (zero at those four);
+# 0x52 in every byte; the slots' inputs (byte 15, 3, 7, 11 of slot j: 64q + j mod 256 for
+# q = 0..3).
+T1_SHUF = 704
+T1_C52 = 768
+ALL52 = 832
+T1_IN = 896
+
+
+def counters_old(slow, back):
     """zmm0-3: the counter blocks c..c+15 (zmm15: c..c+3 in GCM byte order), XORed with
     round key 0; zmm15 advanced by 16. The blocks are zmm15 plus 4, 8, 12 in the last byte
     (a dword add: no byte swap) when {low}, the counter's low byte, is public and at most
     LOW_MAX; else (`{low}` past LOW_MAX, or 512 when the counter is not public) the
-    out-of-line step at label `slow` (`counters_slow`) swaps to the native form and back.
-    {low} is then advanced by 16 in its low byte (its bit 9 stays)."""
+    out-of-line step at label `slow` (`counters_old_slow`) swaps to the native form and
+    back. {low} is then advanced by 16 in its low byte (its bit 9 stays)."""
     s = ['vpxorq zmm0, zmm15, zmm16',
          f'cmp {{low:e}}, {LOW_MAX}',
          f'ja {slow}f']
@@ -63,17 +82,127 @@ def counters_fast(slow, back):
     return s
 
 
-def counters_slow(a, slow, back):
-    """The counter step of `counters_fast` through the native form (inc32 on dword 0:
-    any counter), out of line at label `slow`, back to `back`."""
-    a(f'{slow}:')
+def native_step(a):
+    """zmm1-3: the counter blocks c+4..c+15 and zmm15 advanced by 16, through the native
+    form (inc32 on dword 0: any counter)."""
     a('vpshufb zmm15, zmm15, zmm14')
     for b in (1, 2, 3):
         a(f'vpaddd zmm{b}, zmm15, [{{c}} + {64 + 64 * b}]')
         a(f'vpshufb zmm{b}, zmm{b}, zmm14')
     a('vpaddd zmm15, zmm15, [{c} + 320]')
     a('vpshufb zmm15, zmm15, zmm14')
+
+
+def counters_old_slow(a, slow, back):
+    """The counter step of `counters_old` through the native form, out of line at label
+    `slow`, back to `back`."""
+    a(f'{slow}:')
+    native_step(a)
     a(f'jmp {back}b')
+
+
+def counters_fast(slow, back):
+    """zmm0-3: the counter blocks c..c+15 after AES round 1 (round key 0, then the first
+    VAESENC); zmm15 (c..c+3 in GCM byte order) advanced by 16. While {low}, the counter's
+    low byte, is at most LOW_MAX, a block is zmm11 (round 1 of the counter block c with
+    its low byte replaced by one that S maps to 0) ^ T1[its low byte] in dword 0: a
+    merge-masked XOR (k1: dword 0 of each lane) from the table's slots at {tq}; else the
+    out-of-line step at label `slow` (`counters_slow`). {low} is advanced by 16 in its low
+    byte, {tq} to the next iteration's slots (16 slots on, or, when the slot number passes
+    64, to the next column: a CMOV on {low}'s bits 4-5)."""
+    s = [f'cmp {{low:e}}, {LOW_MAX}',
+         f'ja {slow}f']
+    for b in range(4):
+        s.append(f'vmovdqa64 zmm{b}, zmm11')
+        s.append(f'vpxord zmm{b} {{{{k1}}}}, zmm11, [{{tq}} + {64 * b}]')
+    s.append(f'vpaddd zmm15, zmm15, [{{c}} + {BYTE_INC + 192}]')
+    s.append('add {tq}, 256')
+    s.append('add {low:l}, 16')
+    s.append('test {low:l}, 0x30')
+    s.append(f'jnz {back}f')
+    s.append(f'sub {{tq}}, {1024 - 4}')
+    s.append(f'{back}:')
+    return s
+
+
+def tq_from_low(a):
+    """{tq}: the round-1 table's slot of {low}'s low byte v, at {hb} + T1_AT + 16 (v mod
+    64) + 4 (v div 64) (dword v div 64 of slot v mod 64). {tp} serves as scratch and is
+    {hb} again after (the loops' CMOVE of {tp} comes before the counter step, and is
+    made again here)."""
+    a('movzx {tp:e}, {low:l}')
+    a('mov {tq:e}, {tp:e}')
+    a('shr {tp:e}, 6')
+    a('and {tq:e}, 63')
+    a('shl {tq:e}, 4')
+    a(f'lea {{tq}}, [{{tq}} + {{tp}} * 4 + {T1_AT}]')
+    a('add {tq}, {hb}')
+    a('mov {tp}, {hb}')
+    a('.if {hash} && !{encp}')
+    a('cmp {n}, 1')
+    a('cmove {tp}, {h}')
+    a('.endif')
+
+
+def const1(a):
+    """zmm11: AES round 1 of the counter block of zmm15's lane 0 with its low byte
+    replaced by 0x52 after round key 0 (S(0x52) = 0), in every lane."""
+    a('vshufi32x4 zmm11, zmm15, zmm15, 0')
+    a('vpxorq zmm11, zmm11, zmm16')
+    a(f'vmovdqu8 zmm11 {{{{k2}}}}, [{{c}} + {ALL52}]')
+    a('vaesenc zmm11, zmm11, zmm17')
+
+
+def counters_slow(a, slow, back):
+    """The counter step of `counters_fast` for a low byte past LOW_MAX, out of line at
+    label `slow`, back to `back`: the blocks through the native form, round key 0 and
+    round 1 by instructions, then zmm11 and {tq} anew (the counter's upper bytes moved)."""
+    a(f'{slow}:')
+    a('vpxorq zmm0, zmm15, zmm16')
+    native_step(a)
+    for b in (1, 2, 3):
+        a(f'vpxorq zmm{b}, zmm{b}, zmm16')
+    for b in range(4):
+        a(f'vaesenc zmm{b}, zmm{b}, zmm17')
+    a('add {low:l}, 16')
+    const1(a)
+    tq_from_low(a)
+    a(f'jmp {back}b')
+
+
+def t1_build(a):
+    """With at least T1_MIN iterations and a public counter: the round-1 table at {hb} +
+    T1_AT, then the pass's table section (label 21); else on to the pass without it. Slot
+    j's input is 0x52 but for bytes 15, 3, 7, 11 (those ShiftRows takes to row 3 of
+    columns 0-3), which are round key 0's byte 15 ^ (64q + j); AESENC with a zero key
+    leaves in column q MixColumns of (0, 0, 0, S(that byte)): T1[64q + j], the difference
+    the counter's low byte 64q + j makes to round 1 against a low byte that S maps to 0."""
+    for rounds, least in T1_MIN.items():
+        a(f'.if {{r}} == {rounds}')
+        a(f'cmp {{n}}, {least}')
+        a('.endif')
+    a('jb 22f')
+    a('cmp {low:e}, 255')
+    a('ja 22f')
+    a('mov {tq:e}, 0x1111')
+    a('kmovw k1, {tq:e}')
+    a('mov {tq}, 0x8000800080008000')
+    a('kmovq k2, {tq}')
+    a(f'vpshufb zmm5, zmm16, [{{c}} + {T1_SHUF}]')
+    a(f'vpxorq zmm5, zmm5, [{{c}} + {T1_C52}]')
+    a('vpxorq xmm4, xmm4, xmm4')
+    # Slots 0-63 by AESENC; slot 64 + i is slot i one column on (dword q + 1 of slot i
+    # in dword q): stored again 4 bytes lower, 64 slots on (slot 63's dword 3, T1[255],
+    # and the extra slots' dword 3 take what is not read: the fast step's low bytes are
+    # at most LOW_MAX + 15).
+    for i in range(16):
+        a(f'vpxorq zmm6, zmm5, [{{c}} + {T1_IN + 64 * i}]')
+        a('vaesenc zmm6, zmm6, zmm4')
+        a(f'vmovdqa64 [{{hb}} + {T1_AT + 64 * i}], zmm6')
+        if i < 4:
+            a(f'vmovdqu64 [{{hb}} + {T1_AT + 1024 - 4 + 64 * i}], zmm6')
+    a('jmp 21f')
+    a('22:')
 
 
 def reduce(a, step):
@@ -201,11 +330,14 @@ def listing():
     out = []
     a = out.append
 
-    def iteration(aes, hash_, rounds, slow, back, advance_hp=True):
+    def iteration(aes, hash_, rounds, slow, back, advance_hp=True, table=False):
         """One iteration of `rounds` AES rounds; `aes` and `hash_` are assembler
         conditions ('1' always, '0' never); `slow` and `back`: the labels of the
-        iteration's out-of-line counter step (`counters_slow`) and of its way back."""
-        emit(a, [(aes, i) for i in counters_fast(slow, back)] if aes != '0' else [])
+        iteration's out-of-line counter step and of its way back; `table`: the counter
+        step of the round-1 table (`counters_fast`, which does round 1 too), else
+        `counters_old`."""
+        step = counters_fast(slow, back) if table else counters_old(slow, back)
+        emit(a, [(aes, i) for i in step] if aes != '0' else [])
         # The GHASH steps and the last round's key ^ input (zmm4-7, free once the
         # products are summed) spread over the gaps after rounds 1 .. rounds-1.
         stream = []
@@ -217,7 +349,7 @@ def listing():
         chunks = spread(stream, rounds - 1)
         for r in range(1, rounds):
             k = 16 + r if r < 10 else 26 + (r - 10)
-            if aes != '0':
+            if aes != '0' and (r > 1 or not table):
                 emit(a, [(aes, f'vaesenc zmm{b}, zmm{b}, zmm{k}') for b in range(4)])
             emit(a, chunks[r - 1])
         last = [f'vaesenclast zmm{b}, zmm{b}, zmm{4 + b}' for b in range(4)]
@@ -251,46 +383,80 @@ def listing():
         a(f'vmovdqa64 [{{hb}} + {64 * g}], zmm4')
     a('mov {tp}, {hb}')
     a('.endif')
-    a('.if {encp}')
-    # Encryption: the first iteration runs AES alone; each further one hashes the
-    # ciphertext the one before it stored ({hp} = {dst} - 256) between its rounds, with
-    # the broadcast powers; the last iteration's ciphertext is hashed after the loop,
-    # from the registers, with H^16..H^1.
-    per_key(lambda r: iteration('1', '0', r, 7, 8, advance_hp=False))
-    a('dec {n}')
-    a('jz 4f')
-    a('.p2align 6')
-    a('2:')
-    per_key(lambda r: iteration('1', '1', r, 5, 6))
-    a('dec {n}')
-    a('jnz 2b')
-    a('4:')
-    for i in ghash_stream(True, '{h}'):
-        a(i)
-    a('.else')
-    # Decryption (hashing the input between the rounds), AES alone, or GHASH alone; the
-    # last iteration hashes with H^16..H^1.
-    a('.p2align 6')
-    a('2:')
-    a('.if {hash}')
-    a('cmp {n}, 1')
-    a('cmove {tp}, {h}')
-    a('.endif')
-    per_key(lambda r: iteration('{aes}', '{hash}', r, 5, 6))
-    a('dec {n}')
-    a('jnz 2b')
-    a('.endif')
     a('.if {aes}')
+    t1_build(a)
+    a('.endif')
+    # Without the round-1 table (labels 2-9), then (.if {aes}) with it (labels 12-39):
+    # the same loops, the table's taking its first iteration with the counter step
+    # without the table (the table's stores are then still fresh: its loads, which
+    # straddle them, would wait for them to reach the cache).
+    def loops(table):
+        lb = 10 if table else 0
+        first_step = (17, 18) if table else (7, 8)
+        a('.if {encp}')
+        # Encryption: the first iteration runs AES alone; each further one hashes the
+        # ciphertext the one before it stored ({hp} = {dst} - 256) between its rounds,
+        # with the broadcast powers; the last iteration's ciphertext is hashed after the
+        # loop, from the registers, with H^16..H^1.
+        per_key(lambda r: iteration('1', '0', r, *first_step, advance_hp=False))
+        if table:
+            const1(a)
+            tq_from_low(a)
+        a('dec {n}')
+        a(f'jz {lb + 4}f')
+        a('.p2align 6')
+        a(f'{lb + 2}:')
+        per_key(lambda r: iteration('1', '1', r, lb + 5, lb + 6, table=table))
+        a('dec {n}')
+        a(f'jnz {lb + 2}b')
+        a(f'{lb + 4}:')
+        for i in ghash_stream(True, '{h}'):
+            a(i)
+        a('.else')
+        # Decryption (hashing the input between the rounds), AES alone, or GHASH alone;
+        # the last iteration hashes with H^16..H^1.
+        if table:
+            a('.if {hash}')
+            a('cmp {n}, 1')
+            a('cmove {tp}, {h}')
+            a('.endif')
+            per_key(lambda r: iteration('{aes}', '{hash}', r, 19, 20))
+            const1(a)
+            tq_from_low(a)
+            a('dec {n}')
+            a('jz 13f')
+        a('.p2align 6')
+        a(f'{lb + 2}:')
+        a('.if {hash}')
+        a('cmp {n}, 1')
+        a('cmove {tp}, {h}')
+        a('.endif')
+        per_key(lambda r: iteration('{aes}', '{hash}', r, lb + 5, lb + 6, table=table))
+        a('dec {n}')
+        a(f'jnz {lb + 2}b')
+        if table:
+            a('13:')
+        a('.endif')
+
+    loops(False)
+    a('.if {aes}')
+    a('jmp 9f')
+    a('21:')
+    loops(True)
+    a('9:')
     a('vpshufb xmm15, xmm15, xmm14')
     a('vmovdqu [{st}], xmm15')
-    # The iterations' counter steps for a low byte past LOW_MAX (or not public), out of
-    # line: the fast form falls through.
-    a('jmp 9f')
-    counters_slow(a, 5, 6)
+    # The iterations' out-of-line counter steps: the fast forms fall through.
+    a('jmp 39f')
+    counters_old_slow(a, 5, 6)
+    counters_slow(a, 15, 16)
     a('.if {encp}')
-    counters_slow(a, 7, 8)
+    counters_old_slow(a, 7, 8)
+    counters_old_slow(a, 17, 18)
+    a('.else')
+    counters_old_slow(a, 19, 20)
     a('.endif')
-    a('9:')
+    a('39:')
     a('.endif')
     a('.if {hash}')
     # The four lanes summed: the state.
@@ -532,12 +698,34 @@ HEAD = '''//! The 512-bit pass of `x86_64-vaes512`: one `asm!` template that run
 //! the caller computed from lengths, never on the counter in `st`: for other IV lengths
 //! J0 = GHASH_H(IV), and the counter's low byte is derived from the key.
 //!
+//! Round 1 by table (a pass of at least `T1_MIN` iterations of `gen_zmm.py`, 20 with
+//! AES-128, 14 with AES-192, 10 with AES-256, whose counter is public): between two
+//! carries out of the low byte, the sixteen counter blocks of an iteration differ in
+//! their last byte v only, and AES round 1 (round key 0, SubBytes, ShiftRows,
+//! MixColumns, round key 1) is affine in S(v ^ k0[15]) once the rest is fixed: the state
+//! after it is K1 ^ T1[v], K1 being round 1 of the block with a last byte that S maps to 0
+//! (0x52 after round key 0: one VAESENC per carry, in zmm11) and T1[v] = MixColumns of
+//! (0, 0, 0, S(v ^ k0[15])) in column 0 (dword 0; ShiftRows takes byte 15 there). The pass
+//! builds T1 (256 dwords) at its start in its stack buffer, four per 128-bit lane of 16
+//! VAESENC (byte v ^ k0[15] at bytes 15, 3, 7, 11, the others 0x52, a zero round key:
+//! column q gets T1[64q + j]); an iteration then makes its blocks after round 1 by four
+//! merge-masked XORs (dword 0 of each lane) of K1 with the table, read at {tq} = slot c
+//! mod 64 + 4 bytes · (c div 64), slots 64-79 repeating 0-15 one column on so that
+//! sixteen consecutive v are one 256-byte read: 4 port-0/5 uops instead of 8 for the
+//! counters and 4 VAESENC (port 0) for round 1. The table's address is a function of
+//! `low` alone (public, as the branch above); its contents depend on one key byte and are
+//! only ever XORed. The first iteration takes the counter step without the table (the
+//! table's 64-byte stores are then still in flight and its reads straddle them), the
+//! iterations whose low byte passes 236 an out-of-line step through the native form that
+//! also makes K1 and {tq} anew. Shorter passes and passes with a counter that is not
+//! public run the same loops without the table (labels 2-9; the table's, 12-39).
+//!
 //! Registers (pass): zmm0-3 AES blocks; zmm4-7 GHASH input and products, then the last
 //! round's key ^ input; zmm8/9/10 the lo/mid/hi sums, zmm10 also the four-lane state
-//! between iterations; zmm12, 13, 31 products; zmm14 the byte-reversal mask; zmm15 the
-//! counter blocks c..c+3 (GCM byte order); zmm16-29 round keys 0..13 broadcast to all
-//! lanes, zmm30 the last. (The tail keeps the state in lane 0 of zmm11 and its counters
-//! native.)
+//! between iterations; zmm11 K1 (with the table); zmm12, 13, 31 products; zmm14 the
+//! byte-reversal mask; zmm15 the counter blocks c..c+3 (GCM byte order); zmm16-29 round
+//! keys 0..13 broadcast to all lanes, zmm30 the last; k1 dword 0 of each lane, k2 byte 15
+//! of each lane. (The tail keeps the state in lane 0 of zmm11 and its counters native.)
 
 use crate::backend::x86_64::common::XKey;
 
@@ -550,10 +738,13 @@ pub(super) use tail::tail;
 /// the increments 4, 8, 12, 16 of the last byte of a block in GCM byte order (the top byte
 /// of dword 3).
 #[repr(C, align(64))]
-struct Constants([u32; 16 * 11]);
+struct Constants([u32; 16 * 14 + 4 * 80]);
+
+/// Bytes 15, 3, 7, 11 of a block: those ShiftRows takes to row 3 of columns 0, 1, 2, 3.
+const ROW3: [usize; 4] = [15, 3, 7, 11];
 
 const fn constants() -> Constants {
-    let mut t = [0u32; 16 * 11];
+    let mut t = [0u32; 16 * 14 + 4 * 80];
     let mut lane = 0;
     while lane < 4 {
         // Byte reversal of each 128-bit lane: bytes 15, 14, ..., 0.
@@ -574,7 +765,27 @@ const fn constants() -> Constants {
             t[16 * (6 + k) + 4 * lane + 3] = (4 * k as u32) << 24;
             k += 1;
         }
+        // The round-1 table's shuffle (byte 15 to the ROW3 bytes, zero elsewhere), its
+        // 0x52 bytes (zero at ROW3), and 0x52 in every byte.
+        let mut d = 0;
+        while d < 4 {
+            t[16 * 11 + 4 * lane + d] = 0x0f80_8080;
+            t[16 * 12 + 4 * lane + d] = 0x0052_5252;
+            t[16 * 13 + 4 * lane + d] = 0x5252_5252;
+            d += 1;
+        }
         lane += 1;
+    }
+    // The round-1 table's inputs: slot j has 64q + j (mod 256) at byte ROW3[q].
+    let mut j = 0;
+    while j < 80 {
+        let mut q = 0;
+        while q < 4 {
+            let b = ROW3[q];
+            t[16 * 14 + 4 * j + b / 4] |= (((64 * q + j) % 256) as u32) << (8 * (b % 4));
+            q += 1;
+        }
+        j += 1;
     }
     Constants(t)
 }
@@ -585,9 +796,10 @@ static CONSTANTS: Constants = constants();
 /// byte keep, so that the fast counter step is never taken.
 pub(super) const NOT_PUBLIC: u64 = 512;
 
-/// The pass's table of broadcast powers (H^16, H^12, H^8, H^4, each in four lanes).
+/// The pass's stack buffer: the broadcast powers (H^16, H^12, H^8, H^4, each in four
+/// lanes), then the round-1 table (80 slots of 16 bytes; see the opening comment).
 #[repr(C, align(64))]
-struct Powers([u8; 256]);
+struct Powers([u8; 256 + 16 * 80]);
 
 /// `n` ≥ 1 iterations of sixteen blocks: with `AES`, CTR from `src` to `dst` from the
 /// native counter in `st[0..16]` (advanced by 16 per iteration); with `HASH`, GHASH of
@@ -621,18 +833,21 @@ pub(super) unsafe fn pass<
     debug_assert!(n >= 1 && (R == 10 || R == 12 || R == 14));
     debug_assert!(low < 256 || low == NOT_PUBLIC);
     // SAFETY: the caller's contract above; the template reads the key (`rk`: 16·(R+1)
-    // bytes; `h`: the 256 bytes of H^16..H^1), the constants (704 bytes) and `st`, and
-    // writes only `st` and `dst[..256·n]`; every vector register it touches is declared
+    // bytes; `h`: the 256 bytes of H^16..H^1), the constants (2176 bytes) and `st`, and
+    // writes only `st`, `dst[..256·n]` and its own buffer `hb` (it reads only bytes
+    // of it that it wrote before); every vector and mask register it touches is declared
     // clobbered and the upper halves are cleared on the way out.
     unsafe {
-        let mut hb = Powers([0; 256]);
+        // Written by the template before it reads it: left uninitialized (no 1.5 KiB
+        // memset per pass).
+        let mut hb = core::mem::MaybeUninit::<Powers>::uninit();
         core::arch::asm!(
 '''
 
 TAIL = '''            st = in(reg) st.as_mut_ptr(),
             rk = in(reg) k.rk.as_ptr(),
             h = in(reg) k.h.as_ptr(),
-            hb = in(reg) hb.0.as_mut_ptr(),
+            hb = in(reg) hb.as_mut_ptr().cast::<u8>(),
             tp = out(reg) _,
             c = in(reg) CONSTANTS.0.as_ptr(),
             src = inout(reg) src => _,
@@ -640,6 +855,7 @@ TAIL = '''            st = in(reg) st.as_mut_ptr(),
             hp = inout(reg) hp => _,
             n = inout(reg) n => _,
             low = inout(reg) low => _,
+            tq = out(reg) _,
             r = const R,
             aes = const AES,
             hash = const HASH,
@@ -744,7 +960,7 @@ def generate():
     clobbers = ''.join(f'            out("zmm{k}") _,\n' for k in range(32))
     masks = ''.join(f'            out("k{k}") _,\n' for k in range(1, 8))
     return {
-        'mod.rs': HEAD + listing() + TAIL.replace('@CLOBBERS@', clobbers),
+        'mod.rs': HEAD + listing() + TAIL.replace('@CLOBBERS@', clobbers + masks[:2 * len(masks) // 7]),
         'tail.rs': TAIL_FN_HEAD + tail_listing()
         + TAIL_FN_TAIL.replace('@CLOBBERS@', clobbers + masks),
     }
