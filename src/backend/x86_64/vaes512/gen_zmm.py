@@ -443,6 +443,10 @@ def listing():
     a('jmp 9f')
     a('21:')
     loops(True)
+    # The round-1 table is derived from round key 0: wiped before the way out.
+    a('vpxorq xmm4, xmm4, xmm4')
+    for i in range(T1_SLOTS * 16 // 64):
+        a(f'vmovdqa64 [{{hb}} + {T1_AT + 64 * i}], zmm4')
     a('9:')
     a('vpshufb xmm15, xmm15, xmm14')
     a('vmovdqu [{st}], xmm15')
@@ -465,6 +469,10 @@ def listing():
     a('vextracti128 xmm12, ymm10, 1')
     a('vpxor xmm11, xmm10, xmm12')
     a('vmovdqu [{st} + 16], xmm11')
+    # The powers of H: wiped, as the table is.
+    a('vpxorq xmm4, xmm4, xmm4')
+    for g in range(4):
+        a(f'vmovdqa64 [{{hb}} + {64 * g}], zmm4')
     a('.endif')
     a('vzeroupper')
     return asm_lines(out)
@@ -838,8 +846,9 @@ pub(super) unsafe fn pass<
     // of it that it wrote before); every vector and mask register it touches is declared
     // clobbered and the upper halves are cleared on the way out.
     unsafe {
-        // Written by the template before it reads it: left uninitialized (no 1.5 KiB
-        // memset per pass).
+        // Written by the template before it reads it, and the parts it wrote (key
+        // material: powers of H, the round-1 table) zeroed by it before it returns: left
+        // uninitialized here (no 1.5 KiB memset per pass).
         let mut hb = core::mem::MaybeUninit::<Powers>::uninit();
         core::arch::asm!(
 '''

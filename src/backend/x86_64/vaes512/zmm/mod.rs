@@ -191,8 +191,9 @@ pub(super) unsafe fn pass<
     // of it that it wrote before); every vector and mask register it touches is declared
     // clobbered and the upper halves are cleared on the way out.
     unsafe {
-        // Written by the template before it reads it: left uninitialized (no 1.5 KiB
-        // memset per pass).
+        // Written by the template before it reads it, and the parts it wrote (key
+        // material: powers of H, the round-1 table) zeroed by it before it returns: left
+        // uninitialized here (no 1.5 KiB memset per pass).
         let mut hb = core::mem::MaybeUninit::<Powers>::uninit();
         core::arch::asm!(
             "vmovdqu64 zmm14, [{c}]",
@@ -3011,6 +3012,27 @@ pub(super) unsafe fn pass<
             "jnz 12b",
             "13:",
             ".endif",
+            "vpxorq xmm4, xmm4, xmm4",
+            "vmovdqa64 [{hb} + 256], zmm4",
+            "vmovdqa64 [{hb} + 320], zmm4",
+            "vmovdqa64 [{hb} + 384], zmm4",
+            "vmovdqa64 [{hb} + 448], zmm4",
+            "vmovdqa64 [{hb} + 512], zmm4",
+            "vmovdqa64 [{hb} + 576], zmm4",
+            "vmovdqa64 [{hb} + 640], zmm4",
+            "vmovdqa64 [{hb} + 704], zmm4",
+            "vmovdqa64 [{hb} + 768], zmm4",
+            "vmovdqa64 [{hb} + 832], zmm4",
+            "vmovdqa64 [{hb} + 896], zmm4",
+            "vmovdqa64 [{hb} + 960], zmm4",
+            "vmovdqa64 [{hb} + 1024], zmm4",
+            "vmovdqa64 [{hb} + 1088], zmm4",
+            "vmovdqa64 [{hb} + 1152], zmm4",
+            "vmovdqa64 [{hb} + 1216], zmm4",
+            "vmovdqa64 [{hb} + 1280], zmm4",
+            "vmovdqa64 [{hb} + 1344], zmm4",
+            "vmovdqa64 [{hb} + 1408], zmm4",
+            "vmovdqa64 [{hb} + 1472], zmm4",
             "9:",
             "vpshufb xmm15, xmm15, xmm14",
             "vmovdqu [{st}], xmm15",
@@ -3106,6 +3128,11 @@ pub(super) unsafe fn pass<
             "vextracti128 xmm12, ymm10, 1",
             "vpxor xmm11, xmm10, xmm12",
             "vmovdqu [{st} + 16], xmm11",
+            "vpxorq xmm4, xmm4, xmm4",
+            "vmovdqa64 [{hb} + 0], zmm4",
+            "vmovdqa64 [{hb} + 64], zmm4",
+            "vmovdqa64 [{hb} + 128], zmm4",
+            "vmovdqa64 [{hb} + 192], zmm4",
             ".endif",
             "vzeroupper",
             st = in(reg) st.as_mut_ptr(),
