@@ -29,6 +29,7 @@
 #     libgcrypt20 + libgpg-error0 for the libgcrypt interposer test under qemu-arm, the armhf
 #     libnettle (qemu-arm drop-in test) and libssl (OpenSSL's AArch32 loops, modelled) --
 #     each by the release's package name (libnettle8 / libnettle8t64, libssl3 / libssl3t64);
+#     the arm64/armhf openssl program at that libssl's version (TLS loopback under qemu);
 #   - valgrind (native), and Debian's arm64/armhf valgrind as qemu sysroots for the
 #     constant-time check of the ARM backends;
 #   - the NIST CAVP GCM vectors from the cryptography-vectors wheel (PyPI), and OpenSSL's
@@ -235,11 +236,14 @@ fi
 # last three (arm64 headers and link names) for the whole-call model (scripts/whole-call/);
 # libgcrypt20 and libgpg-error0 also for the libgcrypt interposer test (scripts/test-gcrypt.sh).
 arm64=$top/.deps/arm64
-fetch_deb() { # ARCH PACKAGE FILE-IT-PROVIDES: apt-get download + dpkg-deb -x into .deps/ARCH
-  local arch=$1 pkg=$2 file=$3 dir=$top/.deps/$1 ver tmp
+fetch_deb() { # ARCH PACKAGE FILE-IT-PROVIDES [VERSION]: apt-get download + dpkg-deb -x into .deps/ARCH
+  local arch=$1 pkg=$2 file=$3 dir=$top/.deps/$1 ver=${4:-} tmp
   # (trixie's packages moved /lib/<multiarch> files under /usr: either place counts.)
   if [ -e "$dir/$file" ] || [ -e "$dir/usr/$file" ]; then return 0; fi
-  ver=$(dpkg-query -W -f='${Version}' "$pkg:amd64" 2>/dev/null || dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
+  # By default the version of the installed amd64 package (a package not installed here:
+  # the current one).
+  [ -n "$ver" ] || ver=$(dpkg-query -W -f='${Version}' "$pkg:amd64" 2>/dev/null ||
+                         dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
   log "fetching Debian's $arch $pkg ${ver}"
   tmp=$(mktemp -d)
   chmod 755 "$tmp"
@@ -301,6 +305,14 @@ fetch_deb armhf "$ssl_pkg" usr/lib/arm-linux-gnueabihf/libcrypto.so.3
 fetch_deb armhf libssl-dev usr/include/arm-linux-gnueabihf/openssl/configuration.h
 fetch_deb armhf zlib1g lib/arm-linux-gnueabihf/libz.so.1
 fetch_deb armhf libzstd1 lib/arm-linux-gnueabihf/libzstd.so.1
+
+# Debian's arm64 and armhf openssl program, at the version of the libssl3 fetched above (it
+# needs only that and libc), for the TLS loopback under qemu-user
+# (scripts/test-openssl-provider.sh --qemu): s_server/s_client with the provider configured.
+for arch in arm64 armhf; do
+  fetch_deb $arch openssl usr/bin/openssl \
+    "$(sed -n "s/^Package: $ssl_pkg Version: //p" "$top/.deps/$arch/VERSIONS" | tail -n1)"
+done
 
 # Debian's arm64 and armhf valgrind for the constant-time check of the ARM backends
 # (scripts/ctgrind.sh runs memcheck under qemu-user): each a sysroot for `qemu -L` holding
