@@ -19,7 +19,10 @@
 # boards the provider is for); then the same TLS loopback with Debian's arm64/armhf openssl
 # program (.deps, scripts/deps.sh) under qemu-user as the configured peer, server or
 # client, the CPU's backend, and this machine's openssl on the default provider as the
-# other: 256 KiB intact, the cipher, the module mapped in the emulated process.
+# other: 256 KiB intact, the cipher, the module mapped in the emulated process; and
+# OpenSSH: Debian's ARM ssh client under qemu, configured, sending that file to this
+# machine's sshd (Debian's, unpacked by scripts/deps.sh; needs root) with
+# aes128-gcm@openssh.com and aes256-gcm@openssh.com.
 # Prints "N passed, M failed" (the format scripts/test.sh counts). Runs in a few seconds
 # natively, well under a minute under qemu.
 # usage: scripts/test-openssl-provider.sh [BUILD_DIR]   (default: build; meson setup first)
@@ -165,6 +168,96 @@ tls_rows() {
   done
 }
 
+# OpenSSH over loopback under --qemu: Debian's ARM ssh client under qemu with the provider
+# configured (OPENSSL_CONF; OpenSSH's GCM goes through EVP_aes_*_gcm()), connecting with
+# aes128-gcm@openssh.com and then aes256-gcm@openssh.com to this machine's sshd (Debian's
+# amd64 openssh-server as scripts/deps.sh unpacks it into .deps/amd64, else an installed
+# one) on the default provider: the served file sent intact, each cipher the one in use,
+# the module mapped in the emulated ssh while it sends. sshd runs in a mount namespace of
+# its own, where /etc/passwd has OpenSSH's privilege separation user and /run/sshd exists,
+# so nothing on this machine changes; root logs in with a throwaway key (AuthorizedKeysFile
+# in the test's directory). Needs root (sshd's privilege separation).
+ssh_loopback() {
+  local s=$work/ssh qssh=$deps/usr/bin/ssh sroot=$top/.deps/amd64 sshd sport uid spid cpid c dog n
+  sshd=$sroot/usr/sbin/sshd
+  [ -x "$sshd" ] || sshd=/usr/sbin/sshd
+  if [ "$(id -u)" != 0 ]; then echo "OpenSSH loopback not run: needs root (sshd)"; return; fi
+  if [ ! -x "$qssh" ] || [ ! -x "$sshd" ]; then
+    bad "OpenSSH loopback: $qssh or an sshd missing (scripts/deps.sh)"; return
+  fi
+  local qrun=("$q" -L "/usr/$multi" -cpu "$cpu" -E "LD_LIBRARY_PATH=$rel:$libdir:$deps/lib/$multi")
+  mkdir -m 700 "$s" && mkdir -m 755 "$s/run" "$s/run/sshd"
+  "${qrun[@]}" "$deps/usr/bin/ssh-keygen" -q -t ed25519 -N '' -f "$s/host" &&
+    "${qrun[@]}" "$deps/usr/bin/ssh-keygen" -q -t ed25519 -N '' -f "$s/user" &&
+    cp "$s/user.pub" "$s/authorized_keys" || { bad "OpenSSH loopback: ssh-keygen"; return; }
+  cp /etc/passwd "$s/passwd"
+  if ! grep -q '^sshd:' "$s/passwd"; then
+    uid=65533
+    while cut -d: -f3 "$s/passwd" | grep -qx $uid; do uid=$((uid - 1)); done
+    echo "sshd:x:$uid:65534:OpenSSH privilege separation (test):/run/sshd:/usr/sbin/nologin" >>"$s/passwd"
+  fi
+  sport=$((port + 1))
+  while grep -q ":$(printf '%04X' $sport) " /proc/net/tcp 2>/dev/null; do sport=$((sport + 1)); done
+  cat >"$s/sshd_config" <<EOF
+Port $sport
+ListenAddress 127.0.0.1
+HostKey $s/host
+PidFile none
+AuthorizedKeysFile $s/authorized_keys
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+Ciphers aes128-gcm@openssh.com,aes256-gcm@openssh.com
+EOF
+  # OpenSSH 9.8 and later run helpers at their installed paths unless told (unpacked sshd)
+  [ -x "$sroot/usr/lib/openssh/sshd-session" ] && [ "$sshd" = "$sroot/usr/sbin/sshd" ] &&
+    echo "SshdSessionPath $sroot/usr/lib/openssh/sshd-session" >>"$s/sshd_config"
+  [ -x "$sroot/usr/lib/openssh/sshd-auth" ] && [ "$sshd" = "$sroot/usr/sbin/sshd" ] &&
+    echo "SshdAuthPath $sroot/usr/lib/openssh/sshd-auth" >>"$s/sshd_config"
+  local smulti
+  smulti=$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
+  (exec unshare -m sh -c 'mount --bind "$1" /etc/passwd && mount --bind "$2" /run && shift 2 && exec "$@"' \
+     sh "$s/passwd" "$s/run" env LD_LIBRARY_PATH="$sroot/usr/lib/$smulti:$sroot/lib/$smulti" \
+     "$sshd" -D -e -f "$s/sshd_config" 2>"$s/sshd.log") &
+  spid=$!
+  for n in $(seq 100); do
+    grep -q ":$(printf '%04X' $sport) " /proc/net/tcp 2>/dev/null && break
+    [ -e "/proc/$spid" ] || break
+    sleep 0.1
+  done
+  if ! grep -q ":$(printf '%04X' $sport) " /proc/net/tcp 2>/dev/null; then
+    bad "OpenSSH loopback: sshd did not start"; tail -5 "$s/sshd.log"; kill $spid 2>/dev/null; wait $spid 2>/dev/null
+    return
+  fi
+  for c in aes128-gcm@openssh.com aes256-gcm@openssh.com; do
+    rm -f "$s/in" "$s/recv.bin" && mkfifo "$s/in"
+    (exec env OPENSSL_CONF="$work/openssl.cnf" "${qrun[@]}" "$qssh" -v -F /dev/null -i "$s/user" \
+       -o IdentitiesOnly=yes -o IdentityAgent=none -o BatchMode=yes -o StrictHostKeyChecking=no \
+       -o UserKnownHostsFile=/dev/null -p $sport -c $c root@127.0.0.1 "cat >'$s/recv.bin'" \
+       <"$s/in" >"$s/$c.out" 2>"$s/$c.err") &
+    cpid=$!
+    (trap 'kill $t 2>/dev/null; exit' TERM; sleep 60 & t=$!; wait $t; kill $cpid 2>/dev/null) &
+    dog=$!
+    exec 7>"$s/in"
+    cat "$work/www/data.bin" >&7
+    # ssh still running (its input open): the module mapped in it
+    mapped $cpid; n=$?
+    exec 7>&-
+    wait $cpid 2>/dev/null
+    kill $dog 2>/dev/null; wait $dog 2>/dev/null
+    if cmp -s "$work/www/data.bin" "$s/recv.bin"; then ok
+    else bad "OpenSSH $c: file not sent intact"; tail -5 "$s/$c.err" "$s/sshd.log"; fi
+    # (-c offers that cipher alone: the session ran on it or not at all; -v says it did)
+    if grep -q "client->server cipher: $c " "$s/$c.err" && grep -q "server->client cipher: $c " "$s/$c.err"
+    then ok; else bad "OpenSSH $c: cipher not negotiated"; fi
+    if [ $n = 0 ]; then ok; else bad "OpenSSH $c: provider not loaded by ssh"; fi
+  done
+  kill $spid 2>/dev/null; wait $spid 2>/dev/null
+}
+
 if [ "${1:-}" = --qemu ]; then
   target=${2:?target} cpu=${3:?cpu}
   case $target in
@@ -215,6 +308,7 @@ if [ "${1:-}" = --qemu ]; then
   else
     bad "$qssl missing (scripts/deps.sh fetches Debian's $arch openssl)"
   fi
+  ssh_loopback
   finish
   exit
 fi
