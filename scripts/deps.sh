@@ -29,6 +29,10 @@
 #     libgcrypt20 + libgpg-error0 for the libgcrypt interposer test under qemu-arm, the armhf
 #     libnettle (qemu-arm drop-in test) and libssl (OpenSSL's AArch32 loops, modelled) --
 #     each by the release's package name (libnettle8 / libnettle8t64, libssl3 / libssl3t64);
+#     the arm64/armhf openssl program at that libssl's version (TLS loopback under qemu);
+#   - Debian's arm64/armhf openssh-client with the libraries it needs, and Debian's amd64
+#     openssh-server unpacked into .deps/amd64 (never installed), for OpenSSH over loopback
+#     under qemu;
 #   - valgrind (native), and Debian's arm64/armhf valgrind as qemu sysroots for the
 #     constant-time check of the ARM backends;
 #   - the NIST CAVP GCM vectors from the cryptography-vectors wheel (PyPI), and OpenSSL's
@@ -235,11 +239,18 @@ fi
 # last three (arm64 headers and link names) for the whole-call model (scripts/whole-call/);
 # libgcrypt20 and libgpg-error0 also for the libgcrypt interposer test (scripts/test-gcrypt.sh).
 arm64=$top/.deps/arm64
-fetch_deb() { # ARCH PACKAGE FILE-IT-PROVIDES: apt-get download + dpkg-deb -x into .deps/ARCH
-  local arch=$1 pkg=$2 file=$3 dir=$top/.deps/$1 ver tmp
+fetch_deb() { # ARCH PACKAGE FILE-IT-PROVIDES [VERSION]: apt-get download + dpkg-deb -x into .deps/ARCH
+  local arch=$1 pkg=$2 file=$3 dir=$top/.deps/$1
   # (trixie's packages moved /lib/<multiarch> files under /usr: either place counts.)
   if [ -e "$dir/$file" ] || [ -e "$dir/usr/$file" ]; then return 0; fi
-  ver=$(dpkg-query -W -f='${Version}' "$pkg:amd64" 2>/dev/null || dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
+  extract_deb "$arch" "$pkg" "${4:-}"
+}
+extract_deb() { # ARCH PACKAGE [VERSION]
+  local arch=$1 pkg=$2 dir=$top/.deps/$1 ver=${3:-} tmp
+  # By default the version of the installed amd64 package (a package not installed here:
+  # the current one).
+  [ -n "$ver" ] || ver=$(dpkg-query -W -f='${Version}' "$pkg:amd64" 2>/dev/null ||
+                         dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
   log "fetching Debian's $arch $pkg ${ver}"
   tmp=$(mktemp -d)
   chmod 755 "$tmp"
@@ -250,6 +261,31 @@ fetch_deb() { # ARCH PACKAGE FILE-IT-PROVIDES: apt-get download + dpkg-deb -x in
     mkdir -p "$dir" && dpkg-deb -x ./"${pkg}"_*.deb "$dir" &&
     dpkg-deb -f ./"${pkg}"_*.deb Package Version | paste -sd' ' >>"$dir/VERSIONS")
   rm -rf "$tmp"
+}
+# fetch_closure ARCH PACKAGE FILE-IT-PROVIDES: unless FILE is there, PACKAGE and, recursively,
+# the libraries it depends on (lib* packages, the first of alternatives, by the release's
+# own names) into .deps/ARCH -- not libc6 (qemu's -L sysroot, /usr/<multiarch>, has it), not
+# what .deps/ARCH holds already (its VERSIONS), on amd64 not what is installed here.
+# PACKAGE itself comes last: its FILE says the whole closure is there.
+fetch_closure() {
+  local arch=$1 pkg=$2 file=$3 dir=$top/.deps/$1 seen=" libc6 " todo p d deps
+  if [ -e "$dir/$file" ] || [ -e "$dir/usr/$file" ]; then return 0; fi
+  todo=("$pkg")
+  while [ ${#todo[@]} -gt 0 ]; do
+    p=${todo[0]}; todo=("${todo[@]:1}")
+    [[ $seen = *" $p "* ]] && continue
+    seen+="$p "
+    if [ "$p" != "$pkg" ]; then
+      grep -q "^Package: $p Version: " "$dir/VERSIONS" 2>/dev/null && continue
+      [ "$arch" = amd64 ] && [ -n "$(installed_version "$p")" ] && continue
+    fi
+    deps=$(apt-cache show --no-all-versions "$p:$arch" 2>/dev/null |
+           sed -n 's/^\(Pre-\)\{0,1\}Depends: //p' | tr ',' '\n' |
+           sed 's/|.*//; s/(.*//; s/:any//; s/[[:space:]]//g' | grep '^lib' || true)
+    for d in $deps; do todo+=("$d"); done
+    [ "$p" = "$pkg" ] || extract_deb "$arch" "$p"
+  done
+  extract_deb "$arch" "$pkg"
 }
 fetch_arm64() { fetch_deb arm64 "$@"; }
 L=usr/lib/aarch64-linux-gnu
@@ -301,6 +337,22 @@ fetch_deb armhf "$ssl_pkg" usr/lib/arm-linux-gnueabihf/libcrypto.so.3
 fetch_deb armhf libssl-dev usr/include/arm-linux-gnueabihf/openssl/configuration.h
 fetch_deb armhf zlib1g lib/arm-linux-gnueabihf/libz.so.1
 fetch_deb armhf libzstd1 lib/arm-linux-gnueabihf/libzstd.so.1
+
+# Debian's arm64 and armhf openssl program, at the version of the libssl3 fetched above (it
+# needs only that and libc), for the TLS loopback under qemu-user
+# (scripts/test-openssl-provider.sh --qemu): s_server/s_client with the provider configured.
+for arch in arm64 armhf; do
+  fetch_deb $arch openssl usr/bin/openssl \
+    "$(sed -n "s/^Package: $ssl_pkg Version: //p" "$top/.deps/$arch/VERSIONS" | tail -n1)"
+done
+# OpenSSH over loopback under qemu-user (scripts/test-openssl-provider.sh --qemu): Debian's
+# arm64/armhf ssh client (openssh-client and the libraries it needs) with the provider
+# configured, against this machine's sshd -- Debian's amd64 openssh-server unpacked into
+# .deps/amd64 (with what it needs that is not installed here), never installed: no system
+# sshd is set up or started.
+fetch_closure arm64 openssh-client usr/bin/ssh
+fetch_closure armhf openssh-client usr/bin/ssh
+fetch_closure amd64 openssh-server usr/sbin/sshd
 
 # Debian's arm64 and armhf valgrind for the constant-time check of the ARM backends
 # (scripts/ctgrind.sh runs memcheck under qemu-user): each a sysroot for `qemu -L` holding

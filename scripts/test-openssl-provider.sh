@@ -9,16 +9,22 @@
 #     TLS_AES_256_GCM_SHA384) and TLS 1.2 (ECDHE-ECDSA-AES128/256-GCM), with the provider
 #     configured (OPENSSL_CONF) on the server, the client or both, the other peer on
 #     OpenSSL's default provider: a 1 MiB file transferred intact, the negotiated cipher
-#     the one asked for, and the provider mapped into the configured process.
+#     the one asked for, and the provider mapped into each configured process.
 #
 # With --qemu TARGET CPU (aarch64 or armv7, a qemu CPU model): the module and the C test
 # cross-built against the cross-built libstitchgcm.so (target/debian, as scripts/test.sh's
 # ARM suites build it) and Debian's arm64/armhf libcrypto (.deps, scripts/deps.sh), run
 # under qemu-user: the evp_test cases and a shorter differential run, with the backend the
 # CPU selects and, where it has the crypto extensions, again with the NEON one forced (the
-# boards the provider is for). No TLS loopback there (no ARM openssl program here).
+# boards the provider is for); then the same TLS loopback with Debian's arm64/armhf openssl
+# program (.deps, scripts/deps.sh) under qemu-user as the configured peer, server or
+# client, the CPU's backend, and this machine's openssl on the default provider as the
+# other: 256 KiB intact, the cipher, the module mapped in the emulated process; and
+# OpenSSH: Debian's ARM ssh client under qemu, configured, sending that file to this
+# machine's sshd (Debian's, unpacked by scripts/deps.sh; needs root) with
+# aes128-gcm@openssh.com and aes256-gcm@openssh.com.
 # Prints "N passed, M failed" (the format scripts/test.sh counts). Runs in a few seconds
-# natively, a minute or two under qemu.
+# natively, well under a minute under qemu.
 # usage: scripts/test-openssl-provider.sh [BUILD_DIR]   (default: build; meson setup first)
 #        scripts/test-openssl-provider.sh --qemu aarch64|armv7 CPU
 set -uo pipefail
@@ -39,6 +45,223 @@ c_test() {
   fi
   if [ "$rc" != 0 ] && { [ -z "$line" ] || [ "${3:-0}" = 0 ]; }; then bad "$log: exit $rc"; fi
   grep FAIL "$log" | head -5
+}
+
+# write_cnf MODULE FILE: an openssl.cnf activating the default provider and MODULE, which a
+# fetch without properties prefers (docs/openssl-provider.md)
+write_cnf() {
+  cat >"$2" <<EOF
+openssl_conf = openssl_init
+
+[openssl_init]
+providers = provider_sect
+alg_section = algorithm_sect
+
+[provider_sect]
+default = default_sect
+stitchgcm = stitchgcm_sect
+
+[default_sect]
+activate = 1
+
+[stitchgcm_sect]
+module = $1
+activate = 1
+
+[algorithm_sect]
+default_properties = ?provider=stitchgcm
+EOF
+}
+
+# ---- TLS loopback: openssl s_server -WWW and s_client over 127.0.0.1.
+# conf_ssl runs the peer configured with the provider ($work/openssl.cnf through
+# OPENSSL_CONF), plain_ssl the other one (OpenSSL's default provider); natively both are
+# this machine's openssl, under --qemu the configured one is Debian's ARM openssl under qemu.
+conf_ssl=(openssl) plain_ssl=(openssl)
+# tls_setup SIZE: a P-256 certificate and key, a SIZE-byte file to serve, a port to start at
+tls_setup() {
+  size=$1
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \
+    -keyout "$work/key.pem" -out "$work/cert.pem" >"$work/req.log" 2>&1 || bad "certificate"
+  mkdir -p "$work/www" && head -c "$size" /dev/urandom >"$work/www/data.bin"
+  want=$(sha256sum <"$work/www/data.bin" | cut -d' ' -f1)
+  port=$((20000 + RANDOM % 20000))
+}
+# the process PID runs (not exited, not a zombie)
+alive() { grep -q '^State:[[:space:]]*[^Z]' "/proc/$1/status" 2>/dev/null; }
+# the process PID has the module mapped (a qemu-user process maps its guest's files too);
+# waits up to 20 s for it while the process runs
+mapped() {
+  local n
+  for n in $(seq 200); do
+    grep -q '/stitchgcm\.so$' "/proc/$1/maps" 2>/dev/null && return 0
+    alive "$1" || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+# loopback SIDE PROTO CIPHER: SIDE is server, client or both (where the provider is configured)
+loopback() {
+  local side=$1 proto=$2 cipher=$3 sconf=/dev/null cconf=/dev/null copt spid cpid got n
+  local srv=("${plain_ssl[@]}") cli=("${plain_ssl[@]}") smap=1 cmap=1
+  [ "$side" != client ] && sconf=$work/openssl.cnf srv=("${conf_ssl[@]}")
+  [ "$side" != server ] && cconf=$work/openssl.cnf cli=("${conf_ssl[@]}")
+  if [ "$proto" = tls1_3 ]; then copt=(-ciphersuites "$cipher"); else copt=(-cipher "$cipher"); fi
+  # a port nothing on this machine uses (the server then listens there)
+  port=$((port + 1))
+  while grep -q ":$(printf '%04X' $port) " /proc/net/tcp 2>/dev/null; do port=$((port + 1)); done
+  (cd "$work/www" && exec env OPENSSL_CONF="$sconf" "${srv[@]}" s_server -quiet -WWW -naccept 1 \
+     -accept "127.0.0.1:$port" -key "$work/key.pem" -cert "$work/cert.pem" "-$proto" "${copt[@]}" \
+     >"$work/server.log" 2>&1) &
+  spid=$!
+  for n in $(seq 200); do
+    grep -q ":$(printf '%04X' $port) " /proc/net/tcp 2>/dev/null && break
+    alive $spid || break
+    sleep 0.1
+  done
+  # the configured server has the module mapped once it listens
+  [ "$side" != client ] && { mapped $spid; smap=$?; }
+  # The client reads its request from a FIFO held open until its maps were looked at: it
+  # cannot finish before (the server answers the request, then closes).
+  rm -f "$work/request" && mkfifo "$work/request"
+  (exec env OPENSSL_CONF="$cconf" "${cli[@]}" s_client -connect "127.0.0.1:$port" -servername localhost \
+     "-$proto" "${copt[@]}" -CAfile "$work/cert.pem" -verify_return_error -ign_eof \
+     <"$work/request" >"$work/client.out" 2>"$work/client.err") &
+  cpid=$!
+  exec 7>"$work/request"
+  [ "$side" != server ] && { mapped $cpid; cmap=$?; }
+  # (in a subshell: a client gone already must not take this shell with SIGPIPE)
+  (printf 'GET /data.bin HTTP/1.0\r\n\r\n' >&7) 2>/dev/null
+  exec 7>&-
+  # (a watchdog: neither peer may hang the test)
+  (trap 'kill $t 2>/dev/null; exit' TERM; sleep 60 & t=$!; wait $t; kill $cpid $spid 2>/dev/null) &
+  local dog=$!
+  wait $cpid 2>/dev/null
+  # the server is done once its one client is (it waits for another where that never connected)
+  for n in $(seq 50); do alive $spid || break; sleep 0.1; done
+  kill $spid 2>/dev/null; wait $spid 2>/dev/null
+  kill $dog 2>/dev/null; wait $dog 2>/dev/null
+  # the body follows the blank line after the HTTP header
+  got=$(python3 -c '
+import hashlib, sys
+d = open(sys.argv[1], "rb").read()
+i = d.find(b"HTTP/1.0 200 ok")
+j = d.find(b"\r\n\r\n", i)
+n = int(sys.argv[2])
+print(hashlib.sha256(d[j + 4:j + 4 + n]).hexdigest() if i >= 0 and j >= 0 else "none")' "$work/client.out" "$size")
+  local what="$side $proto $cipher"
+  if [ "$got" = "$want" ]; then ok; else bad "$what: file not transferred intact"; tail -n 5 "$work/client.err" "$work/server.log"; fi
+  if grep -q "Cipher is $cipher\|Cipher    : $cipher" "$work/client.out" "$work/client.err"; then ok
+  else bad "$what: cipher $cipher not negotiated"; fi
+  # the configured processes have the module mapped
+  if [ "$side" != client ]; then
+    if [ $smap = 0 ]; then ok; else bad "$what: provider not loaded by s_server"; fi
+  fi
+  if [ "$side" != server ]; then
+    if [ $cmap = 0 ]; then ok; else bad "$what: provider not loaded by s_client"; fi
+  fi
+}
+# tls_rows SIDE...: both TLS 1.3 GCM suites and both TLS 1.2 ECDHE-ECDSA GCM ones, the
+# provider configured on each SIDE given
+tls_rows() {
+  local side
+  for side in "$@"; do
+    loopback $side tls1_3 TLS_AES_128_GCM_SHA256
+    loopback $side tls1_3 TLS_AES_256_GCM_SHA384
+    loopback $side tls1_2 ECDHE-ECDSA-AES128-GCM-SHA256
+    loopback $side tls1_2 ECDHE-ECDSA-AES256-GCM-SHA384
+  done
+}
+
+# OpenSSH over loopback under --qemu: Debian's ARM ssh client under qemu with the provider
+# configured (OPENSSL_CONF; OpenSSH's GCM goes through EVP_aes_*_gcm()), connecting with
+# aes128-gcm@openssh.com and then aes256-gcm@openssh.com to this machine's sshd (Debian's
+# amd64 openssh-server as scripts/deps.sh unpacks it into .deps/amd64, else an installed
+# one) on the default provider: the served file sent intact, each cipher the one in use,
+# the module mapped in the emulated ssh while it sends. sshd runs in a mount namespace of
+# its own, where /etc/passwd has OpenSSH's privilege separation user and /run/sshd exists,
+# so nothing on this machine changes; root logs in with a throwaway key (AuthorizedKeysFile
+# in the test's directory). Needs root (sshd's privilege separation).
+ssh_loopback() {
+  local s=$work/ssh qssh=$deps/usr/bin/ssh sroot=$top/.deps/amd64 sshd sport uid spid cpid c dog n
+  sshd=$sroot/usr/sbin/sshd
+  [ -x "$sshd" ] || sshd=/usr/sbin/sshd
+  if [ "$(id -u)" != 0 ]; then echo "OpenSSH loopback not run: needs root (sshd)"; return; fi
+  if [ ! -x "$qssh" ] || [ ! -x "$sshd" ]; then
+    bad "OpenSSH loopback: $qssh or an sshd missing (scripts/deps.sh)"; return
+  fi
+  local qrun=("$q" -L "/usr/$multi" -cpu "$cpu" -E "LD_LIBRARY_PATH=$rel:$libdir:$deps/lib/$multi")
+  mkdir -m 700 "$s" && mkdir -m 755 "$s/run" "$s/run/sshd"
+  "${qrun[@]}" "$deps/usr/bin/ssh-keygen" -q -t ed25519 -N '' -f "$s/host" &&
+    "${qrun[@]}" "$deps/usr/bin/ssh-keygen" -q -t ed25519 -N '' -f "$s/user" &&
+    cp "$s/user.pub" "$s/authorized_keys" || { bad "OpenSSH loopback: ssh-keygen"; return; }
+  cp /etc/passwd "$s/passwd"
+  if ! grep -q '^sshd:' "$s/passwd"; then
+    uid=65533
+    while cut -d: -f3 "$s/passwd" | grep -qx $uid; do uid=$((uid - 1)); done
+    echo "sshd:x:$uid:65534:OpenSSH privilege separation (test):/run/sshd:/usr/sbin/nologin" >>"$s/passwd"
+  fi
+  sport=$((port + 1))
+  while grep -q ":$(printf '%04X' $sport) " /proc/net/tcp 2>/dev/null; do sport=$((sport + 1)); done
+  cat >"$s/sshd_config" <<EOF
+Port $sport
+ListenAddress 127.0.0.1
+HostKey $s/host
+PidFile none
+AuthorizedKeysFile $s/authorized_keys
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+Ciphers aes128-gcm@openssh.com,aes256-gcm@openssh.com
+EOF
+  # OpenSSH 9.8 and later run helpers at their installed paths unless told (unpacked sshd)
+  [ -x "$sroot/usr/lib/openssh/sshd-session" ] && [ "$sshd" = "$sroot/usr/sbin/sshd" ] &&
+    echo "SshdSessionPath $sroot/usr/lib/openssh/sshd-session" >>"$s/sshd_config"
+  [ -x "$sroot/usr/lib/openssh/sshd-auth" ] && [ "$sshd" = "$sroot/usr/sbin/sshd" ] &&
+    echo "SshdAuthPath $sroot/usr/lib/openssh/sshd-auth" >>"$s/sshd_config"
+  local smulti
+  smulti=$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
+  (exec unshare -m sh -c 'mount --bind "$1" /etc/passwd && mount --bind "$2" /run && shift 2 && exec "$@"' \
+     sh "$s/passwd" "$s/run" env LD_LIBRARY_PATH="$sroot/usr/lib/$smulti:$sroot/lib/$smulti" \
+     "$sshd" -D -e -f "$s/sshd_config" 2>"$s/sshd.log") &
+  spid=$!
+  for n in $(seq 100); do
+    grep -q ":$(printf '%04X' $sport) " /proc/net/tcp 2>/dev/null && break
+    alive $spid || break
+    sleep 0.1
+  done
+  if ! grep -q ":$(printf '%04X' $sport) " /proc/net/tcp 2>/dev/null; then
+    bad "OpenSSH loopback: sshd did not start"; tail -5 "$s/sshd.log"; kill $spid 2>/dev/null; wait $spid 2>/dev/null
+    return
+  fi
+  for c in aes128-gcm@openssh.com aes256-gcm@openssh.com; do
+    rm -f "$s/in" "$s/recv.bin" && mkfifo "$s/in"
+    (exec env OPENSSL_CONF="$work/openssl.cnf" "${qrun[@]}" "$qssh" -v -F /dev/null -i "$s/user" \
+       -o IdentitiesOnly=yes -o IdentityAgent=none -o BatchMode=yes -o StrictHostKeyChecking=no \
+       -o UserKnownHostsFile=/dev/null -p $sport -c $c root@127.0.0.1 "cat >'$s/recv.bin'" \
+       <"$s/in" >"$s/$c.out" 2>"$s/$c.err") &
+    cpid=$!
+    (trap 'kill $t 2>/dev/null; exit' TERM; sleep 60 & t=$!; wait $t; kill $cpid 2>/dev/null) &
+    dog=$!
+    exec 7>"$s/in"
+    cat "$work/www/data.bin" >&7 2>/dev/null
+    # ssh still running (its input open): the module mapped in it
+    mapped $cpid; n=$?
+    exec 7>&-
+    wait $cpid 2>/dev/null
+    kill $dog 2>/dev/null; wait $dog 2>/dev/null
+    if cmp -s "$work/www/data.bin" "$s/recv.bin"; then ok
+    else bad "OpenSSH $c: file not sent intact"; tail -n 5 "$s/$c.err" "$s/sshd.log"; fi
+    # (-c offers that cipher alone: the session ran on it or not at all; -v says it did)
+    if grep -q "client->server cipher: $c " "$s/$c.err" && grep -q "server->client cipher: $c " "$s/$c.err"
+    then ok; else bad "OpenSSH $c: cipher not negotiated"; fi
+    if [ $n = 0 ]; then ok; else bad "OpenSSH $c: provider not loaded by ssh"; fi
+  done
+  kill $spid 2>/dev/null; wait $spid 2>/dev/null
 }
 
 if [ "${1:-}" = --qemu ]; then
@@ -79,6 +302,19 @@ if [ "${1:-}" = --qemu ]; then
     c_test "$log" $?
     grep -E '^(evp_test data|provider)' "$log"
   done
+  # TLS loopback: Debian's ARM openssl under qemu with the cross-built module configured,
+  # this machine's openssl (default provider) the other peer, with the backend the CPU
+  # selects; a smaller file than natively (emulated).
+  qssl=$deps/usr/bin/openssl
+  if [ -x "$qssl" ]; then
+    write_cnf "$work/stitchgcm.so" "$work/openssl.cnf"
+    conf_ssl=("${run[@]}" "$qssl")
+    tls_setup 262144
+    tls_rows server client
+  else
+    bad "$qssl missing (scripts/deps.sh fetches Debian's $arch openssl)"
+  fi
+  ssh_loopback
   finish
   exit
 fi
@@ -92,83 +328,14 @@ ninja -C "$build" provider/stitchgcm.so c-tests/test_provider >"$work/build.log"
 module=$(realpath "$build/provider/stitchgcm.so")
 [ -s "$data" ] || bad "$data missing (scripts/deps.sh fetches it)"
 
-cat >"$work/openssl.cnf" <<EOF
-openssl_conf = openssl_init
-
-[openssl_init]
-providers = provider_sect
-alg_section = algorithm_sect
-
-[provider_sect]
-default = default_sect
-stitchgcm = stitchgcm_sect
-
-[default_sect]
-activate = 1
-
-[stitchgcm_sect]
-module = $module
-activate = 1
-
-[algorithm_sect]
-default_properties = ?provider=stitchgcm
-EOF
+write_cnf "$module" "$work/openssl.cnf"
 
 "$build/c-tests/test_provider" "$module" "$data" >"$work/evp.log" 2>&1; c_test "$work/evp.log" $?
 grep -E '^(evp_test data|provider)' "$work/evp.log"
 STITCHGCM_PROV_CONF=$work/openssl.cnf STITCHGCM_PROV_ROUNDS=300 \
   "$build/c-tests/test_provider" "$module" >"$work/conf.log" 2>&1; c_test "$work/conf.log" $?
 
-# ---- TLS loopback
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \
-  -keyout "$work/key.pem" -out "$work/cert.pem" >"$work/req.log" 2>&1 || bad "certificate"
-mkdir -p "$work/www" && head -c 1048576 /dev/urandom >"$work/www/data.bin"
-want=$(sha256sum <"$work/www/data.bin" | cut -d' ' -f1)
-port=$((20000 + RANDOM % 20000))
-
-# loopback SIDE PROTO CIPHER: SIDE is server, client or both (where the provider is configured)
-loopback() {
-  local side=$1 proto=$2 cipher=$3 sconf=/dev/null cconf=/dev/null copt spid got n
-  [ "$side" != client ] && sconf=$work/openssl.cnf
-  [ "$side" != server ] && cconf=$work/openssl.cnf
-  if [ "$proto" = tls1_3 ]; then copt=(-ciphersuites "$cipher"); else copt=(-cipher "$cipher"); fi
-  port=$((port + 1))
-  (cd "$work/www" && exec env OPENSSL_CONF="$sconf" openssl s_server -quiet -WWW -naccept 1 \
-     -accept "127.0.0.1:$port" -key "$work/key.pem" -cert "$work/cert.pem" "-$proto" "${copt[@]}" \
-     >"$work/server.log" 2>&1) &
-  spid=$!
-  for n in $(seq 50); do
-    grep -q ":$(printf '%04X' $port) " /proc/net/tcp 2>/dev/null && break
-    sleep 0.1
-  done
-  local maps=""
-  [ -r /proc/$spid/maps ] && maps=$(cat /proc/$spid/maps 2>/dev/null)
-  printf 'GET /data.bin HTTP/1.0\r\n\r\n' |
-    OPENSSL_CONF="$cconf" timeout 30 openssl s_client -connect "127.0.0.1:$port" -servername localhost \
-      "-$proto" "${copt[@]}" -CAfile "$work/cert.pem" -verify_return_error -ign_eof \
-      >"$work/client.out" 2>"$work/client.err"
-  wait $spid 2>/dev/null
-  # the body follows the blank line after the HTTP header
-  got=$(python3 -c '
-import hashlib, sys
-d = open(sys.argv[1], "rb").read()
-i = d.find(b"HTTP/1.0 200 ok")
-j = d.find(b"\r\n\r\n", i)
-print(hashlib.sha256(d[j + 4:j + 4 + 1048576]).hexdigest() if i >= 0 and j >= 0 else "none")' "$work/client.out")
-  local what="$side $proto $cipher"
-  if [ "$got" = "$want" ]; then ok; else bad "$what: file not transferred intact"; tail -5 "$work/client.err"; fi
-  if grep -q "Cipher is $cipher\|Cipher    : $cipher" "$work/client.out" "$work/client.err"; then ok
-  else bad "$what: cipher $cipher not negotiated"; fi
-  if [ "$side" != client ]; then
-    # the configured server process has the module mapped
-    if grep -q 'stitchgcm.so' <<<"$maps"; then ok; else bad "$what: provider not loaded by s_server"; fi
-  fi
-}
-
-for side in server client both; do
-  loopback $side tls1_3 TLS_AES_128_GCM_SHA256
-  loopback $side tls1_3 TLS_AES_256_GCM_SHA384
-  loopback $side tls1_2 ECDHE-ECDSA-AES128-GCM-SHA256
-  loopback $side tls1_2 ECDHE-ECDSA-AES256-GCM-SHA384
-done
+# ---- TLS loopback, both peers this machine's openssl
+tls_setup 1048576
+tls_rows server client both
 finish

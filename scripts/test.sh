@@ -21,7 +21,8 @@
 #     CPU above with Debian's arm64/armhf libgcrypt;
 #   - the OpenSSL provider (scripts/test-openssl-provider.sh; under qemu too, with Debian's
 #     arm64/armhf libcrypto): evp_test's GCM cases, the
-#     differential run against OpenSSL's default provider, TLS loopback (native only so far).
+#     differential run against OpenSSL's default provider, TLS loopback (under qemu with
+#     Debian's ARM openssl program), OpenSSH loopback under qemu (Debian's ARM ssh client).
 # and prints a table: target × CPU model × backend → passed/failed.
 # On an arm64 or armhf host (Debian 12) the native part runs natively there -- lint, every
 # backend that CPU runs, the C tests, both drop-ins against the host's own libnettle and
@@ -373,7 +374,8 @@ for line in open(sys.argv[1]):
     record "$short" "$cpu" all "libgcrypt ABI (qemu)" $p $f
     [ $f = 0 ] || grep -E 'FAIL' "$log" | head -10
     # The OpenSSL provider with Debian's arm64/armhf libcrypto: evp_test's GCM cases and the
-    # differential run, the detected backend and the NEON one (scripts/test-openssl-provider.sh).
+    # differential run, the detected backend and the NEON one; TLS and OpenSSH over loopback
+    # with Debian's ARM openssl and ssh under qemu (scripts/test-openssl-provider.sh).
     log="$logdir/$short-$cpu-openssl-provider.log"
     bash scripts/test-openssl-provider.sh --qemu "$short" "$cpu" >"$log" 2>&1; rc=$?
     read -r p f < <(plain_counts "$log" $rc)
