@@ -41,6 +41,16 @@ leaks=1
 if [ "$(awk '/^TracerPid:/ {print $2}' /proc/self/status 2>/dev/null)" != 0 ]; then
   leaks=0; echo "note: traced (ptrace), so LeakSanitizer is off: leak checks need an untraced run"
 fi
+# Under qemu-user (an emulated ARM root: the guest's uname, the host's kernel arch) a 32-bit
+# guest's thread stacks can land where ASan's fixed 32-bit shadow layout has no shadow
+# (ASan then stops on its own "CHECK failed: ... AddrIsInMem"): that failure, and only it,
+# is reported as not run there, since it says nothing of the code under test.
+# (An ARM userland on an ARM kernel of the other width, e.g. armhf on arm64, is not that.)
+emulated=0
+case "$(uname -m) $(cat /proc/sys/kernel/arch 2>/dev/null || uname -m)" in
+  arm*" "arm* | arm*" "aarch64 | aarch64" "arm* | aarch64" "aarch64) ;;
+  arm*" "* | aarch64" "*) emulated=1 ;;
+esac
 export ASAN_OPTIONS=detect_leaks=$leaks:abort_on_error=0:exitcode=99
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The same options compiled in (c-tests/asan_options.c says why); the libgcrypt interposer's
@@ -63,6 +73,8 @@ for t in "${tests[@]}"; do
   "$exe" $args >>"$log" 2>&1; rc=$?
   if [ $rc = 0 ] && ! grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$log"; then
     ok "$name: ASan+UBSan ($(grep -Eo '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1))"
+  elif [ $emulated = 1 ] && grep -q 'AddressSanitizer: CHECK failed: .*AddrIsInMem' "$log"; then
+    echo "note: $name: ASan+UBSan not run to the end: under qemu-user a thread's stack lies outside ASan's 32-bit shadow (see $log)"
   else
     bad "$name: ASan+UBSan (rc $rc), see $log"; grep -E -A8 'ERROR: |runtime error:|^FAIL' "$log" | head -20
   fi

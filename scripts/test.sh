@@ -227,6 +227,7 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   read -r p f < <(plain_counts "$log" $rc)
   record "$host" native "${backends[0]}*" "C: ASan+UBSan, TSan" $p $f
   [ $f = 0 ] || grep -E '^FAIL' "$log" | head -10
+  grep -E '^note: ' "$log" || true   # what the sanitizers could not run here, and why
 fi
 
 # ---------------------------------------------------------------- fuzzing (bounded)
