@@ -885,6 +885,20 @@ TAIL_FN_HEAD = '''//! The tail of `x86_64-vaes512`: the last 1..=256 bytes of a 
 use super::CONSTANTS;
 use crate::backend::x86_64::common::XKey;
 
+/// `LOW_BITS[b]`: the low `b` bits set (0 ≤ b ≤ 64), the byte mask of `b` bytes in a
+/// register. A table read by the public length rather than a shift, whose code LLVM
+/// shapes by what it can prove about the length at each caller (a scalar form it picks
+/// for lengths it knows are under 256 measured about 1 ns slower at 1420 bytes).
+static LOW_BITS: [u64; 65] = {
+    let mut t = [u64::MAX; 65];
+    let mut b = 0;
+    while b < 64 {
+        t[b] = (1 << b) - 1;
+        b += 1;
+    }
+    t
+};
+
 /// The last `len` bytes (1..=256: n = ⌈len/16⌉ blocks, the last possibly partial, in
 /// `G` = ⌈n/4⌉ registers) of a message and, if `J`, E(K, J0) of the block at `j0` (in
 /// place) as one more lane: CTR from the native counter in `st[0..16]` (not advanced here)
@@ -929,8 +943,7 @@ pub(in crate::backend::x86_64::vaes512) unsafe fn tail<
         5 if w < n => 3 << (2 * (n - 1 - last)),
         7 if w < n => 3,
         5 | 7 => 0,
-        _ if bytes(g) == 64 => u64::MAX,
-        _ => (1u64 << bytes(g)) - 1,
+        _ => LOW_BITS[bytes(g)],
     });
     // SAFETY: the caller's contract; the template reads the key, the constants, `st`,
     // `masks`, the `len` bytes at `src`, the powers of the blocks it hashes (masked loads:

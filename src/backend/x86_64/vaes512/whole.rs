@@ -1,20 +1,27 @@
 //! Whole messages in one pass on `x86_64-vaes512` (`crypt_whole` and `crypt_message`):
-//! the AAD's GHASH, the stitched loop for all but the last 1..=16 blocks, then one masked
-//! tail (`zmm::tail`) with the partial last block under byte masks, E(K, J0) as one more
-//! lane and the lengths block absorbed — where the generic path (`backend/whole.rs`) runs
-//! the partial block's keystream and the lengths block as calls of their own, each a
-//! latency chain behind the last.
+//! the AAD's GHASH, the stitched loop, then one masked tail (`zmm::tail`) for the last
+//! bytes, with the partial last block under byte masks, E(K, J0) as one more lane and the
+//! lengths block absorbed — where the generic path (`backend/whole.rs`) runs the partial
+//! block's keystream and the lengths block as calls of their own, each a latency chain
+//! behind the last. How the message splits ([`split`]): decryption leaves 1..=16 blocks
+//! to the tail, which hashes them between its rounds; encryption hashes its ciphertext
+//! after the rounds, so an encryption tail of sixteen blocks costs about two stitched
+//! iterations, and a message of whole iterations (8 KiB, a 16 KiB TLS record) has none:
+//! E(K, J0) is computed before the loop and the lengths block is one multiplication
+//! after it.
 
 use super::zmm;
 use super::{low_byte, X86Vaes512, WIDE};
 use crate::backend::short::first_counter;
-use crate::backend::x86_64::common::{bswap_mask, ctr_to_native, load, store, XKey};
+use crate::backend::x86_64::common::{
+    bswap_mask, ctr_to_native, encrypt_block, load, store, Acc, XKey,
+};
 use crate::backend::{Backend, Direction, Material, PublicCtr};
 use crate::secret::wipe_block;
 use core::arch::x86_64::*;
 
-/// `crypt_whole`: a message after its AAD's GHASH in one pass — the stitched loop for all
-/// but the last 1..=16 blocks, then the masked tail for those (the partial last one under
+/// `crypt_whole`: a message after its AAD's GHASH in one pass — the stitched loop for
+/// every whole 256 bytes, then the masked tail for the rest (the partial last block under
 /// byte masks), E(K, J0) as one more lane and the lengths block absorbed at the end. An
 /// empty message takes the generic path. `at`: the public position of inc32(J0), if any
 /// (`Backend::crypt_whole`).
@@ -47,7 +54,8 @@ pub(super) unsafe fn whole(
 /// `crypt_message`: as [`whole`], but the tail's GHASH stops at the whole blocks (the
 /// state `y` a streaming message goes on from) and the tag multiplies that state with the
 /// partial block and the lengths block once more, in the same pass. Messages whose tail
-/// would hold no whole block (1..=15 bytes past a multiple of 256) take the generic path.
+/// would hold a partial block alone (1..=15 bytes past a multiple of 256) take the generic
+/// path.
 #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn message(
@@ -63,7 +71,7 @@ pub(super) unsafe fn message(
 ) -> [u8; 16] {
     // SAFETY: the caller's contract (`src`/`dst` hold `len` bytes); features enabled.
     unsafe {
-        if len < 16 || tail_bytes(len) < 16 {
+        if len < 16 || (1..16).contains(&split(dir, len).1) {
             return crate::backend::whole::crypt::<X86Vaes512>(
                 m, dir, j0, aad, src, dst, len, y, at,
             );
@@ -90,8 +98,8 @@ unsafe fn one_pass<const LB: usize>(
     len: usize,
     at: PublicCtr,
 ) -> Whole {
-    // SAFETY: the caller's contract (`src`/`dst` hold `len` bytes, len ≥ 1, and at least
-    // one whole block in the tail with `LB` = 2); features enabled in the callers.
+    // SAFETY: the caller's contract (`src`/`dst` hold `len` bytes, len ≥ 1, and no tail
+    // of a partial block alone with `LB` = 2); features enabled in the callers.
     unsafe {
         let k: &XKey = m.view();
         let mut w = Whole {
@@ -102,8 +110,11 @@ unsafe fn one_pass<const LB: usize>(
         };
         X86Vaes512::ghash_bytes(m, &mut w.y, aad.as_ptr(), aad.len());
         w.start(j0, aad.len(), len);
-        // Whole iterations, leaving 1..=16 blocks (not 0) to the tail.
-        let iterations = (len.div_ceil(16) - 1) / WIDE;
+        let (iterations, rest) = split(dir, len);
+        if rest == 0 {
+            // No tail to take E(K, J0) as a lane: before the loop, off the path to the tag.
+            w.encrypt_j0(k);
+        }
         if iterations > 0 {
             let low = low_byte(at);
             match dir {
@@ -113,19 +124,24 @@ unsafe fn one_pass<const LB: usize>(
             src = src.add(16 * WIDE * iterations);
             dst = dst.add(16 * WIDE * iterations);
         }
-        let rest = tail_bytes(len);
-        match dir {
-            Direction::Encrypt => last::<1, LB>(k, &mut w, src, dst, rest),
-            Direction::Decrypt => last::<0, LB>(k, &mut w, src, dst, rest),
+        match (rest, dir) {
+            (0, _) => w.lengths::<LB>(k),
+            (_, Direction::Encrypt) => last::<1, LB>(k, &mut w, src, dst, rest),
+            (_, Direction::Decrypt) => last::<0, LB>(k, &mut w, src, dst, rest),
         }
         w
     }
 }
 
-/// The bytes [`one_pass`] leaves to the tail of a message of `len` ≥ 1 bytes: 1..=256, what
-/// remains after the whole iterations that leave at least one block.
-fn tail_bytes(len: usize) -> usize {
-    len - 16 * WIDE * ((len.div_ceil(16) - 1) / WIDE)
+/// How [`one_pass`] splits a message of `len` ≥ 1 bytes: (stitched iterations, bytes left
+/// to the tail). Decryption: 1..=256 bytes to the tail; encryption: the whole iterations,
+/// 0..=255 bytes to the tail.
+fn split(dir: Direction, len: usize) -> (usize, usize) {
+    let iterations = match dir {
+        Direction::Encrypt => len / (16 * WIDE),
+        Direction::Decrypt => (len.div_ceil(16) - 1) / WIDE,
+    };
+    (iterations, len - 16 * WIDE * iterations)
 }
 
 /// The message state of [`one_pass`]: the native counter and the POLYVAL-domain GHASH
@@ -151,6 +167,36 @@ impl Whole {
             self.st[1] = _mm_shuffle_epi8(load(self.y.as_ptr()), bswap_mask());
             let l = _mm_set_epi64x((aad_len as i64) << 3, (len as i64) << 3);
             store(self.lengths.as_mut_ptr(), l);
+        }
+    }
+
+    /// E(K, J0) in place of J0 in `mask`, for a message without a tail (which would take it
+    /// as a lane).
+    #[inline(never)]
+    #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+    unsafe fn encrypt_j0(&mut self, k: &XKey) {
+        // SAFETY: features enabled.
+        unsafe { encrypt_block(k, &mut self.mask) }
+    }
+
+    /// The end of a message without a tail: the lengths block absorbed as the tail's `LB`
+    /// step does it, (state ^ L)·H, into `st` (`LB` = 1) or over L (`LB` = 2, the state
+    /// over the whole blocks left in `st`).
+    #[inline(never)]
+    #[target_feature(enable = "avx2,aes,pclmulqdq,ssse3,sse4.1")]
+    unsafe fn lengths<const LB: usize>(&mut self, k: &XKey) {
+        // SAFETY: features enabled; the fields are 16-byte blocks.
+        unsafe {
+            let mut sum = Acc::new();
+            sum.mul_add(
+                _mm_xor_si128(self.st[1], load(self.lengths.as_ptr())),
+                load(k.h[15].as_ptr()),
+                load(k.hk[15].as_ptr()),
+            );
+            match LB {
+                1 => self.st[1] = sum.reduce(),
+                _ => store(self.lengths.as_mut_ptr(), sum.reduce()),
+            }
         }
     }
 
