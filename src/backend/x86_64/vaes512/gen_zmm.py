@@ -52,6 +52,15 @@ BYTE_INC = 448
 T1_AT = 256
 T1_SLOTS = 80
 T1_MIN = {10: 20, 12: 14, 14: 10}
+# The iterations (by round count) a pass with the table runs before its first read of it,
+# with the counter step without the table: the reads straddle the table's 64-byte stores,
+# so they cannot be forwarded from them and wait until the stores reach the cache. With
+# 10 rounds, one iteration of lead left about 3 ns of that wait at 8 KiB (Sapphire
+# Rapids class; a third iteration gained nothing); with 14 the second cost 0.3%. At most
+# two: the second's out-of-line counter steps are labels 23/24 (encryption), 25/26
+# (decryption).
+T1_LEAD = {10: 2, 12: 1, 14: 1}
+LEAD_STEPS = {'enc': (23, 24), 'dec': (25, 26)}
 # Offsets in CONSTANTS: the byte shuffle that puts round key 0's byte 15 at bytes 3, 7,
 # 11, 15 of each lane (zero elsewhere); 0x52 at the other bytes (zero at those four);
 # 0x52 in every byte; the slots' inputs (byte 15, 3, 7, 11 of slot j: 64q + j mod 256 for
@@ -366,6 +375,17 @@ def listing():
             body(rounds)
             a('.endif')
 
+    def lead_iterations(aes, hash_, steps):
+        """The iterations after the first that a pass with the table runs before it
+        reads the table (`T1_LEAD`), their out-of-line counter steps at labels `steps`."""
+        for rounds, lead in T1_LEAD.items():
+            assert lead in (1, 2)
+            if lead == 2:
+                a(f'.if {{r}} == {rounds}')
+                a('dec {n}')
+                iteration(aes, hash_, rounds, *steps)
+                a('.endif')
+
     # Set-up: the mask; the counters c..c+3; the round keys; the state, four lanes wide
     # (lane 0; the others zero); with GHASH, the table of broadcast powers at {hb}:
     # H^16, H^12, H^8, H^4, each in all four lanes of its 64 bytes.
@@ -386,8 +406,16 @@ def listing():
     a('.if {aes}')
     t1_build(a)
     a('.endif')
+    def lead_slow_steps(steps):
+        """The out-of-line counter steps of `lead_iterations`."""
+        for rounds, lead in T1_LEAD.items():
+            if lead == 2:
+                a(f'.if {{r}} == {rounds}')
+                counters_old_slow(a, *steps)
+                a('.endif')
+
     # Without the round-1 table (labels 2-9), then (.if {aes}) with it (labels 12-39):
-    # the same loops, the table's taking its first iteration with the counter step
+    # the same loops, the table's taking its first T1_LEAD iterations with the counter step
     # without the table (the table's stores are then still fresh: its loads, which
     # straddle them, would wait for them to reach the cache).
     def loops(table):
@@ -400,6 +428,7 @@ def listing():
         # loop, from the registers, with H^16..H^1.
         per_key(lambda r: iteration('1', '0', r, *first_step, advance_hp=False))
         if table:
+            lead_iterations('1', '1', LEAD_STEPS['enc'])
             const1(a)
             tq_from_low(a)
         a('dec {n}')
@@ -421,6 +450,7 @@ def listing():
             a('cmove {tp}, {h}')
             a('.endif')
             per_key(lambda r: iteration('{aes}', '{hash}', r, 19, 20))
+            lead_iterations('{aes}', '{hash}', LEAD_STEPS['dec'])
             const1(a)
             tq_from_low(a)
             a('dec {n}')
@@ -457,8 +487,10 @@ def listing():
     a('.if {encp}')
     counters_old_slow(a, 7, 8)
     counters_old_slow(a, 17, 18)
+    lead_slow_steps(LEAD_STEPS['enc'])
     a('.else')
     counters_old_slow(a, 19, 20)
+    lead_slow_steps(LEAD_STEPS['dec'])
     a('.endif')
     a('39:')
     a('.endif')
@@ -722,10 +754,10 @@ HEAD = '''//! The 512-bit pass of `x86_64-vaes512`: one `asm!` template that run
 //! sixteen consecutive v are one 256-byte read: 4 port-0/5 uops instead of 8 for the
 //! counters and 4 VAESENC (port 0) for round 1. The table's address is a function of
 //! `low` alone (public, as the branch above); its contents depend on one key byte and are
-//! only ever XORed. The first iteration takes the counter step without the table (the
-//! table's 64-byte stores are then still in flight and its reads straddle them), the
-//! iterations whose low byte passes 236 an out-of-line step through the native form that
-//! also makes K1 and {tq} anew. Shorter passes and passes with a counter that is not
+//! only ever XORed. The first iteration (two with AES-128) takes the counter step without
+//! the table (the table's 64-byte stores are then still in flight and its reads straddle
+//! them), the iterations whose low byte passes 236 an out-of-line step through the native
+//! form that also makes K1 and {tq} anew. Shorter passes and passes with a counter that is not
 //! public run the same loops without the table (labels 2-9; the table's, 12-39).
 //!
 //! Registers (pass): zmm0-3 AES blocks; zmm4-7 GHASH input and products, then the last
