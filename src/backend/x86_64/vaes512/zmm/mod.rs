@@ -9,7 +9,7 @@
 //! multiply), the products summed three at a time by ternary XORs, then the two Montgomery
 //! reduction steps of `common/polyval.rs`, applied to the unassembled low, middle and high
 //! sums (low folded into the middle, the middle into the high; see `reduce` in
-//! `gen_zmm.py`) on all four lanes at once. One reduction per sixteen blocks (aggregated
+//! `zmm_ghash.py`) on all four lanes at once. One reduction per sixteen blocks (aggregated
 //! reduction).
 //!
 //! The state stays four lanes wide from one iteration to the next and the lanes are summed
@@ -51,7 +51,7 @@
 //! the caller computed from lengths, never on the counter in `st`: for other IV lengths
 //! J0 = GHASH_H(IV), and the counter's low byte is derived from the key.
 //!
-//! Round 1 by table (a pass of at least `T1_MIN` iterations of `gen_zmm.py`, 20 with
+//! Round 1 by table (a pass of at least `T1_MIN` iterations of `zmm_counters.py`, 20 with
 //! AES-128, 14 with AES-192, 10 with AES-256, whose counter is public): between two
 //! carries out of the low byte, the sixteen counter blocks of an iteration differ in
 //! their last byte v only, and AES round 1 (round key 0, SubBytes, ShiftRows,
