@@ -64,12 +64,16 @@ case $codename in
     # Debian 12's rustc is 1.63; the -web family is the one at the MSRV or later.
     rustc_pkg=rustc-web std_pkg=libstd-rust-web-dev clippy_pkg=rust-web-clippy
     cargo_pkg=cargo-web rustfmt_pkg=rustfmt-web
-    nettle_pkg=libnettle8 ssl_pkg=libssl3 ;;
+    nettle_pkg=libnettle8 ssl_pkg=libssl3
+    # qemu 7.2's plugin header stands alone.
+    plugin_pkgs=() ;;
   trixie)
     rustc_pkg=rustc std_pkg=libstd-rust-dev clippy_pkg=rust-clippy
     cargo_pkg=cargo rustfmt_pkg=rustfmt
     # The 64-bit time_t transition renamed these on every architecture (same sonames).
-    nettle_pkg=libnettle8t64 ssl_pkg=libssl3t64 ;;
+    nettle_pkg=libnettle8t64 ssl_pkg=libssl3t64
+    # qemu 10's plugin header includes glib.h (the whole-call model's trace plugin).
+    plugin_pkgs=(libglib2.0-dev) ;;
   *)
     pretty=$( (. /etc/os-release && echo "${PRETTY_NAME:-}") 2>/dev/null || true)
     echo "deps.sh: ${pretty:-this system} (codename '${codename:-unknown}') is not supported:" \
@@ -96,9 +100,8 @@ apt_pkgs=(
 if [ "$host_arch" = amd64 ]; then
   # rustup's cargo drives the native build where it is installed (the development host, which
   # also needs its nightly for fuzzing); Debian's rustc the ARM cross builds.
-  # (libglib2.0-dev: qemu 9 and later's plugin header includes glib.h -- Debian 13's qemu 10.)
   apt_pkgs+=(gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
-             qemu-user libglib2.0-dev)
+             qemu-user "${plugin_pkgs[@]}")
   command -v rustup >/dev/null 2>&1 || rust_pkgs+=("$cargo_pkg" "$rustfmt_pkg")
 else
   # An ARM host builds natively with Debian's cargo and lints with Debian's rustfmt/clippy.
