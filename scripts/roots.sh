@@ -130,12 +130,17 @@ root_smoke() {
   local needs
   needs=$(sed -n 's/^Depends: //p' "$src/debian/tests/control" | tr ',' '\n' | sed 's/|.*//; s/ //g' |
           grep -vE '^(libstitchgcm|stitchgcm)' | paste -sd' ')
-  local cmd="apt-get install -y -qq /tmp/debs/*.deb $needs >/dev/null && dpkg-query -W 'libstitchgcm*' 'stitchgcm-*' && cd /tmp/src && sh debian/tests/smoke"
   # A root of the host's own architecture runs in a real chroot where it can (root,
   # unshare): sshd's privilege separation chroots, which proot cannot (the OpenSSH part of
-  # the test says so and is not run in the emulated roots).
+  # the test says so and is not run in the emulated roots). There openssh-server is not
+  # installed either: its postinst runs systemd-sysusers, which aborts under proot on armhf
+  # ("Assertion 'path_is_absolute(p)' failed", Debian 13), and fails the installation.
+  local chroot=0
   if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
-     [ "$arch" = "$(dpkg --print-architecture 2>/dev/null)" ]; then
+     [ "$arch" = "$(dpkg --print-architecture 2>/dev/null)" ]; then chroot=1; fi
+  [ $chroot = 1 ] || needs=$(tr ' ' '\n' <<<"$needs" | grep -vx openssh-server | paste -sd' ')
+  local cmd="apt-get install -y -qq /tmp/debs/*.deb $needs >/dev/null && dpkg-query -W 'libstitchgcm*' 'stitchgcm-*' && cd /tmp/src && sh debian/tests/smoke"
+  if [ $chroot = 1 ]; then
     root_chroot_run "$dir" "$cmd" >"$log" 2>&1
   else
     root_run "$dir" "$arch" "$cmd" >"$log" 2>&1
