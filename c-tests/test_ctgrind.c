@@ -42,17 +42,7 @@
 #define PUBLIC(p, n) VALGRIND_MAKE_MEM_DEFINED((p), (n))
 
 static int passed, failed;
-#define CHECK(cond, ...)                                                                   \
-  do {                                                                                     \
-    if (cond) {                                                                            \
-      passed++;                                                                            \
-    } else {                                                                               \
-      failed++;                                                                            \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                          \
-      printf(__VA_ARGS__);                                                                 \
-      printf("\n");                                                                        \
-    }                                                                                      \
-  } while (0)
+#include "check.h"
 
 /* memcmp, but here: its reports carry this file's line numbers on every target. */
 static __attribute__((noinline)) int differ(const void *a, const void *b, size_t n) {

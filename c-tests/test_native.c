@@ -10,17 +10,7 @@
 
 static int passed, failed;
 
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        if (cond) {                                                                      \
-            passed++;                                                                    \
-        } else {                                                                         \
-            failed++;                                                                    \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                          \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fputc('\n', stderr);                                                         \
-        }                                                                                \
-    } while (0)
+#include "check.h"
 
 static size_t unhex(const char *s, unsigned char *out)
 {

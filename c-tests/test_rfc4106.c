@@ -24,17 +24,7 @@
 
 static int passed, failed;
 
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        if (cond) {                                                                      \
-            passed++;                                                                    \
-        } else {                                                                         \
-            failed++;                                                                    \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                          \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fputc('\n', stderr);                                                         \
-        }                                                                                \
-    } while (0)
+#include "check.h"
 
 enum { KEY, SPI, SEQ, NONCE, PT, AAD, CTTAG, PACKET, NFIELD };
 static const char *const field_name[NFIELD] = {"key", "spi", "seq", "nonce", "plaintext",
