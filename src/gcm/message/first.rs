@@ -69,10 +69,11 @@ impl Message {
     ) {
         let aad = self.held_len as usize;
         let (rest, off) = (len % BLOCK, len / BLOCK * BLOCK);
-        let at = self.public_ctr(); // inc32(J0): no data yet
-                                    // SAFETY: `len` bytes of both buffers (caller's contract); the partial block's
-                                    // ciphertext is read before an in-place decryption overwrites it, or after
-                                    // encryption wrote it, and `held` has 16 bytes for it.
+        // inc32(J0): no data yet
+        let at = self.public_ctr();
+        // SAFETY: `len` bytes of both buffers (caller's contract); the partial block's
+        // ciphertext is read before an in-place decryption overwrites it, or after
+        // encryption wrote it, and `held` has 16 bytes for it.
         unsafe {
             let mut open = [0u64; 2];
             if dir == Direction::Decrypt && rest > 0 {
