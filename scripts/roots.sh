@@ -81,8 +81,17 @@ root_base() { # ARCH DIR
   # apt drops privileges to _apt for downloads, which proot's fake root cannot do.
   echo 'APT::Sandbox::User "root";' >"$dir/etc/apt/apt.conf.d/99proot"
   echo 'APT::Install-Recommends "false";' >>"$dir/etc/apt/apt.conf.d/99proot"
-  root_run "$dir" "$arch" 'apt-get update -qq' >>"$dir.debootstrap.log" 2>&1 ||
-    { tail -5 "$dir.debootstrap.log"; return 1; }
+  # apt-get update fails when any one index does, e.g. a security index caught mid-sync on the
+  # mirror ("File has unexpected size"): tried three times, then the indexes it got are used
+  # (as apt itself does), and what cannot be installed without the missing one fails later,
+  # by name.
+  local try
+  for try in 1 2 3; do
+    root_run "$dir" "$arch" 'apt-get update -qq' >>"$dir.debootstrap.log" 2>&1 && break
+    [ $try = 3 ] && { grep '^E: ' "$dir.debootstrap.log" | tail -3
+                      echo "[roots] apt-get update in $dir failed three times: going on with the indexes it has"; break; }
+    sleep 20
+  done
   root_trust "$dir" "$arch" && touch "$dir/.base-ok"
 }
 
