@@ -23,18 +23,9 @@
 
 extern int passed, failed;
 
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (cond) {                                                                           \
-            passed++;                                                                         \
-        } else {                                                                              \
-            failed++;                                                                         \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-            ERR_print_errors_fp(stderr);                                                      \
-        }                                                                                     \
-    } while (0)
+/* A failed check also prints OpenSSL's error queue. */
+#define CHECK_FAILED() ERR_print_errors_fp(stderr)
+#include "check.h"
 
 extern OSSL_LIB_CTX *libctx;
 extern EVP_CIPHER *ours[3], *theirs[3]; /* AES-128/192/256-GCM */
