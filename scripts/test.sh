@@ -102,6 +102,14 @@ plain_counts() {
 
 step() { printf '\n=== %s\n' "$*"; }
 
+# tests_dir DIR: the target directory for `cargo test` beside the one (DIR) the rest of the
+# suite builds the release library in. A test harness cannot abort on panic, so cargo builds
+# the library it links with panic=unwind, while the library everything else uses is built
+# as shipped (panic=abort). Sharing one directory, each build would invalidate the other's
+# library and every test binary after it: seconds on x86_64, the better part of an hour of
+# emulated rustc in scripts/test-arm-host.sh's roots, on every run.
+tests_dir() { echo "$1/rust-tests"; }
+
 # The .text budget of libstitchgcm.so, KiB (issue 30; docs/footprint.md, "Code size"): the
 # issue's 450 on every target; armv7 (356 KiB) is held a little above the size it reached,
 # so that nothing grows back unnoticed.
@@ -152,13 +160,14 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   mapfile -t backends < <(target/release/examples/backends)
   echo "backends: ${backends[*]}"
   log="$logdir/native-default.log"
-  cargo test --release --workspace >"$log" 2>&1; rc=$?
+  CARGO_TARGET_DIR=$(tests_dir target) cargo test --release --workspace >"$log" 2>&1; rc=$?
   read -r p f < <(libtest_counts "$log" $rc)
   record "$host" native "${backends[0]}*" "rust (all)" $p $f
   [ $rc = 0 ] || tail -30 "$log"
   for b in "${backends[@]:1}"; do
     log="$logdir/native-$b.log"
-    STITCHGCM_IMPL=$b cargo test --release --tests >"$log" 2>&1; rc=$?
+    STITCHGCM_IMPL=$b CARGO_TARGET_DIR=$(tests_dir target) cargo test --release --workspace --tests \
+      >"$log" 2>&1; rc=$?
     read -r p f < <(libtest_counts "$log" $rc)
     record "$host" native "$b" "rust (forced)" $p $f
     [ $rc = 0 ] || tail -30 "$log"
@@ -275,7 +284,7 @@ cross_suite() {
   local short=${triple%%-*} tdir=target/debian
   step "$triple: build (Debian rustc $(/usr/bin/rustc --version | awk '{print $2}'))"
   local blog="$logdir/$short-build.log"
-  if ! RUSTC=/usr/bin/rustc CARGO_TARGET_DIR=$tdir cargo test --release --target "$triple" \
+  if ! RUSTC=/usr/bin/rustc CARGO_TARGET_DIR=$(tests_dir $tdir) cargo test --release --target "$triple" \
         --no-run --message-format=json >"$blog.json" 2>"$blog" ||
      ! RUSTC=/usr/bin/rustc CARGO_TARGET_DIR=$tdir cargo build --release --target "$triple" \
         --lib --example backends >>"$blog" 2>&1; then
