@@ -54,14 +54,16 @@ case "$(uname -m) $(cat /proc/sys/kernel/arch 2>/dev/null || uname -m)" in
 esac
 export ASAN_OPTIONS=detect_leaks=$leaks:abort_on_error=0:exitcode=99
 # Under qemu-user ASan may not start at all (Debian 13's gcc 14 on arm64: a program that only
-# prints "hi" dies with SIGSEGV right after ASan installs its signal handlers). A one-line
-# program built the same way tells: if it cannot run, the C tests are built with UBSan
-# alone and that is said -- it is the emulator, not the code under test. Natively there is
-# no such probe: a broken ASan fails the runs below.
+# prints "hi" dies with SIGSEGV right after ASan installs its signal handlers). An empty
+# program built the same way tells: if it builds but cannot run, the C tests are built with
+# UBSan alone and that is said -- it is the emulator, not the code under test. Natively
+# there is no such probe: a broken ASan fails the runs below.
 san="ASan+UBSan"
 if [ $emulated = 1 ]; then
   printf 'int main(void) { return 0; }\n' >"$work/probe.c"
-  if ! { gcc "${asan[@]}" -o "$work/probe" "$work/probe.c" && "$work/probe"; } >"$work/probe.log" 2>&1; then
+  gcc "${asan[@]}" -o "$work/probe" "$work/probe.c" >"$work/probe.log" 2>&1 ||
+    { bad "build an empty program with ASan+UBSan, see $work/probe.log"; echo "$pass passed, $fail failed"; exit 1; }
+  if ! "$work/probe" >>"$work/probe.log" 2>&1; then
     asan=(-O1 -g -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer) san="UBSan"
     echo "note: ASan cannot start under qemu-user here (an empty program built with it fails, see $work/probe.log): the C tests run with UBSan alone"
   fi
