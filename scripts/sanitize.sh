@@ -35,7 +35,8 @@ tests=(
   "alignment|c-tests/test_alignment.c||"
   "ctgrind harness (no valgrind)|c-tests/test_ctgrind.c|-I$work/inc -ldl|--quick"
 )
-asan=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+common=(-O1 -g -fno-sanitize-recover=all -fno-omit-frame-pointer)
+asan=(-fsanitize=address,undefined "${common[@]}")
 leaks=1
 # LeakSanitizer cannot run under a tracer (an emulated root's proot is one): there it is off,
 # and said so; everything else ASan checks still runs.
@@ -64,7 +65,7 @@ if [ $emulated = 1 ]; then
   gcc "${asan[@]}" -o "$work/probe" "$work/probe.c" >"$work/probe.log" 2>&1 ||
     { bad "build an empty program with ASan+UBSan, see $work/probe.log"; echo "$pass passed, $fail failed"; exit 1; }
   if ! "$work/probe" >>"$work/probe.log" 2>&1; then
-    asan=(-O1 -g -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer) san="UBSan"
+    asan=(-fsanitize=undefined "${common[@]}") san="UBSan"
     echo "note: ASan cannot start under qemu-user here (an empty program built with it fails, see $work/probe.log): the C tests run with UBSan alone"
   fi
 fi
