@@ -133,8 +133,9 @@ if [ -z "$only" ] || [ "$only" = native ]; then
   p=0 f=0
   if cargo fmt --all --check >"$logdir/fmt.log" 2>&1; then p=$((p+1)); else f=$((f+1)); cat "$logdir/fmt.log"; fi
   if cargo clippy --workspace --all-targets -- -D warnings >"$logdir/clippy.log" 2>&1; then p=$((p+1)); else f=$((f+1)); tail -40 "$logdir/clippy.log"; fi
-  # The ARM code is only compiled for ARM: lint it with Debian's clippy 1.85 (the MSRV), the
-  # library and the interposer (whose x86_64-only code paths leave items unused elsewhere).
+  # The ARM code is only compiled for ARM: lint it with Debian's clippy (the release's rustc,
+  # 1.85 or newer), the library and the interposer (whose x86_64-only code paths leave items
+  # unused elsewhere).
   # (An ARM host's own target is the plain clippy run above, the whole workspace.)
   for t in aarch64-unknown-linux-gnu armv7-unknown-linux-gnueabihf; do
     [ $cross = 1 ] || continue

@@ -9,6 +9,25 @@ use super::CeKey;
 use crate::backend::aarch64::common::vector_insn;
 use core::arch::aarch64::*;
 
+/// One full round (AESE+AESMC, adjacent for fusion) and the last round's AESE, for the
+/// `#[inline(always)]` helpers of the stitched kernels, which carry no target features of
+/// their own (1.85 forbids `inline(always)` with them). Rust 1.96's intrinsics are
+/// `inline(always)` with `aes`, and it warns when a caller without `aes` calls them
+/// directly; through these `#[inline]` wrappers LLVM inlines them once the helper sits
+/// in its `neon,aes` kernel, as before.
+#[inline]
+#[target_feature(enable = "neon,aes")]
+pub(super) unsafe fn aes_round(b: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+    vaesmcq_u8(vaeseq_u8(b, key))
+}
+
+/// AESE alone: the last round before the final key XOR (see [`aes_round`]).
+#[inline]
+#[target_feature(enable = "neon,aes")]
+pub(super) unsafe fn aes_final(b: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+    vaeseq_u8(b, key)
+}
+
 /// Round keys 0..=R in registers (the rest zero), for the kernels of one key size.
 #[inline]
 #[target_feature(enable = "neon,aes")]

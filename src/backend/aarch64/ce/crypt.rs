@@ -8,7 +8,7 @@
 //! all of their AES runs round-major so the blocks overlap in the pipeline, and their
 //! GHASH is aggregated and reduced once.
 
-use super::aes::{aes_block, load_rk, xor3};
+use super::aes::{aes_block, aes_final, aes_round, load_rk, xor3};
 use super::ghash::{ghash8, load_h, Acc};
 use super::{loops, CeKey, GROUP};
 use crate::backend::aarch64::common::{
@@ -147,11 +147,11 @@ unsafe fn first_group<const R: usize, const X3: bool>(
         let mut b: [uint8x16_t; GROUP] = core::array::from_fn(|i| ctr_block(c, i as u32));
         for key in rk.iter().take(R - 1) {
             for blk in b.iter_mut() {
-                *blk = vaesmcq_u8(vaeseq_u8(*blk, *key));
+                *blk = aes_round(*blk, *key);
             }
         }
         core::array::from_fn(|i| {
-            let o = xor3::<X3>(vaeseq_u8(b[i], rk[R - 1]), rk[R], vld1q_u8(src.add(16 * i)));
+            let o = xor3::<X3>(aes_final(b[i], rk[R - 1]), rk[R], vld1q_u8(src.add(16 * i)));
             vst1q_u8(dst.add(16 * i), o);
             vrbitq_u8(o)
         })

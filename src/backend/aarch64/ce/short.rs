@@ -17,6 +17,7 @@
 //! Everything here is constant time: branches depend on lengths, which are public, and
 //! on the outcome of the tag comparison.
 
+use super::aes::{aes_final, aes_round};
 use super::ghash::{pmull_hi, pmull_lo};
 use super::CeKey;
 use crate::backend::aarch64::common::{ctr_add, ctr_block, ctr_to_native, from_halves, to_halves};
@@ -44,7 +45,7 @@ unsafe fn round_key(rk: *const [u8; 16], i: usize) -> uint8x16_t {
 unsafe fn round<const L: usize>(b: &mut [uint8x16_t], key: uint8x16_t) {
     for x in &mut b[..L] {
         // SAFETY: only inlined into `neon,aes` functions.
-        *x = unsafe { vaesmcq_u8(vaeseq_u8(*x, key)) };
+        *x = unsafe { aes_round(*x, key) };
     }
 }
 
@@ -72,7 +73,7 @@ pub(super) unsafe fn aes_lanes<const L: usize>(k: &CeKey, b: &mut [uint8x16_t]) 
         }
         let key = round_key(rk, rounds - 1);
         for x in &mut b[..L] {
-            *x = vaeseq_u8(*x, key);
+            *x = aes_final(*x, key);
         }
         round_key(rk, rounds)
     }
