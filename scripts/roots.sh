@@ -157,9 +157,9 @@ root_smoke() {
 }
 
 # root_chroot_run DIR CMD: CMD in a real chroot of DIR (the host's architecture, as root),
-# /proc, /sys and /dev mounted in a private mount namespace that goes away with it. (Inside
-# a chroot, as in scripts/test-distro.sh's roots, "/" is no mount point and cannot be made
-# private: the namespace there is a private one already, so propagation is left as it is.)
+# /proc, /sys and /dev mounted in a private mount namespace that goes away with it. (Where
+# "/" is no mount point, as in a plain chroot, it cannot be made private: propagation is then
+# left as it is, safe inside a namespace that is private already, as scripts/test-distro.sh's.)
 root_chroot_run() {
   local prop=private
   unshare -m --propagation private true 2>/dev/null || prop=unchanged

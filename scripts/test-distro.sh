@@ -94,10 +94,14 @@ fi
 log "commit $(git -C "$top" log -1 --format='%h %s' | cut -c1-80)"
 
 # in_root CMD: CMD (a shell string) as root in the root, a clean environment, the clone as
-# its working directory, with the kernel file systems mounted in a private namespace.
+# its working directory, with the kernel file systems mounted in a private namespace. The
+# root is first bound onto itself so that its "/" is a mount point, as a host's is: a
+# program that makes a mount namespace of its own (the suite's sshd) can then make "/"
+# private there ("unshare -m" fails with EINVAL on a plain directory).
 in_root() {
   unshare --mount --propagation private -- /bin/sh -ec '
     r=$1; shift
+    mount --bind "$r" "$r"
     mount -t proc proc "$r/proc"
     mount -t sysfs sys "$r/sys"
     mount --bind /dev "$r/dev"
