@@ -140,6 +140,8 @@ def check(lib, arch_name, table, only=None, verbose=False):
             insns = [i for i in (mod.parse_line(line, symbol_of) for line in body) if i]
             if insns:
                 mod.resolve_jump_tables(insns, image)
+                if hasattr(mod, "pair_predicated"):
+                    mod.pair_predicated(insns)
             for k, i in enumerate(insns):
                 # The pattern sees this instruction with the two before it, joined by " ; ".
                 window = " ; ".join(x.text for x in insns[max(0, k - 2): k + 1])
@@ -158,7 +160,8 @@ def check(lib, arch_name, table, only=None, verbose=False):
             funcs.append(engine.Function(short, insns))
         problems = [f"{f.name}: a Thumb function (the decoder reads A32)" for f in funcs
                     if f.insns and f.insns[0].addr in thumb]
-        missing = [r for r in spec["require"] if not any(r in f.name for f in funcs)]
+        missing = [r for r in spec["require"]
+                   if not any(alt in f.name for alt in r.split("|") for f in funcs)]
         if missing:
             problems.append(f"required kernels not found: {', '.join(missing)}")
         if funcs and not engine.run(funcs, arch):
@@ -242,6 +245,16 @@ extern void stitchgcm_sink(void);
 void stitchgcm_leaky_lane(const uint8_t *key) {
   if (vgetq_lane_u8(vld1q_u8(key), 5) & 1) stitchgcm_sink();
 }
+#ifdef __arm__
+/* A32: a store whose address a same-condition ALU instruction just made from a key byte
+   (pair_predicated must hand the store that instruction's sources, the key byte among
+   them). Divided syntax, GCC's for inline asm: strneb is strbne. */
+void stitchgcm_leaky_pair(const uint8_t *key, uint8_t *out, unsigned n) {
+  unsigned k = key[0];
+  __asm__ volatile("tst %[n], #1\n\taddne r3, %[out], %[k]\n\tstrneb %[n], [r3]"
+                   : : [n] "r"(n), [out] "r"(out), [k] "r"(k) : "r3", "cc", "memory");
+}
+#endif
 """
 
 
@@ -267,6 +280,7 @@ def selftest(native=None):
                 continue
             names = ["stitchgcm_leaky_kernel", "stitchgcm_leaky_lookup"]
             names += [] if arch_name == "x86_64" else ["stitchgcm_leaky_lane"]
+            names += ["stitchgcm_leaky_pair"] if arch_name == "armv7" else []
             spec["leaky"].update(arch=arch_name, require=names)
             print(f"selftest {arch_name}: the checker must FAIL on this library:")
             out = io.StringIO()

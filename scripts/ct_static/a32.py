@@ -135,6 +135,7 @@ def decode(addr, mn, rest, symbol_of):
         return ins
     base, setflags, cond = parsed
     predicated = cond not in (None, "al")
+    ins.cc = cond if predicated else None  # for pair_predicated
     if base in NOPS:
         ins.stop = base in ("udf", "trap")
         return ins
@@ -165,6 +166,8 @@ def decode(addr, mn, rest, symbol_of):
     ndest = 2 if base in TWO_DEST else 1
     ins.writes = [r for r in regs[:ndest] if r]
     ins.reads = [r for r in regs[ndest:] if r]
+    if predicated and base not in READS_DEST and base not in READS_FLAGS:
+        ins.sources = list(ins.reads)  # for pair_predicated
     if base in READS_DEST or predicated:
         ins.reads += ins.writes
     ins.writes_flags = setflags
@@ -369,6 +372,32 @@ def resolve_jump_tables(insns, image):
         offs = [image.i32(table + 4 * i) for i in range(bound)]
         if None not in offs:
             c.targets = [table + o for o in offs]
+
+
+def pair_predicated(insns):
+    """`addne r1, r12, r7 ; strbne r6, [r1, -r2]`: alone, a predicated ALU instruction is
+    a select of its destination's old and new value, but the instruction right after it
+    with the same condition (no flags written between, no branch into it) runs only when
+    it did, so it sees the new value: its uses of that register become the ALU
+    instruction's sources (in an address: the base the first, the others address-only
+    operands)."""
+    entered = {i.jump for i in insns if i.jump is not None} | {t for i in insns for t in i.targets}
+    for a, b in zip(insns, insns[1:]):
+        # (Not when the second writes the register too: its own select keeps the value from
+        # before the first.)
+        if not (a.sources is not None and a.cc == b.cc and not a.writes_flags and len(a.writes) == 1
+                and b.addr not in entered and a.writes[0] not in a.sources + b.writes):
+            continue
+        d, srcs = a.writes[0], a.sources
+        if d in b.reads:
+            b.reads = [r for r in b.reads if r != d] + srcs
+        for m in list(b.mems):
+            if d in (m.base, m.index):
+                if m.base == d:
+                    m.base = srcs[0] if srcs else None
+                else:
+                    m.index = srcs[0] if srcs else None
+                b.mems += [Mem(index=r, size=0) for r in srcs[1:]]
 
 
 def ror32(v, r):

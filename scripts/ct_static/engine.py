@@ -83,6 +83,8 @@ class Insn:
     base_update: tuple | None = None  # (register, offset): writeback addressing
     public_load: str | None = None  # the kernel table explains why this load is public
     prov_off: int = 0
+    cc: str | None = None  # A32: the condition of a predicated instruction
+    sources: list | None = None  # A32 predicated ALU: the registers its new value comes from
 
 
 class Arch:
