@@ -184,24 +184,15 @@ unsafe fn permute_half(x: Half, idx: Half) -> Half {
 /// 1.85 unrolled it), and a call is meant to have the rounds as its one loop (the model
 /// check, `scripts/model-arm.sh`, fails a `lanesN` with a second loop).
 macro_rules! each_lane {
-    ($n:expr, |$i:ident| $body:block) => {{
+    ($n:expr, |$i:ident| $body:block) => {
+        each_lane!(@ $n, $i, $body, 0 1 2 3)
+    };
+    (@ $n:expr, $i:ident, $body:block, $($lane:literal)*) => {{
         const { assert!(MAX_LANES == 4 && $n <= MAX_LANES) };
-        {
-            let $i = 0;
+        $({
+            let $i = $lane;
             if $i < $n $body
-        }
-        {
-            let $i = 1;
-            if $i < $n $body
-        }
-        {
-            let $i = 2;
-            if $i < $n $body
-        }
-        {
-            let $i = 3;
-            if $i < $n $body
-        }
+        })*
     }};
 }
 
